@@ -20,10 +20,6 @@ from jobpipe.db.connection import database_url
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
-TABLES = [
-    "candidate_matches", "candidate_embeddings", "candidates", "job_embeddings", "embedding_models",
-    "jobs", "quarantine", "normalized_postings", "fetch_run_items", "raw_postings", "fetch_runs",
-]
 
 
 def shared_data_path(*parts: str) -> Path:
@@ -61,6 +57,10 @@ def database() -> Iterator[str]:
 def db(database: str) -> Iterator[psycopg.Connection]:
     """A connection to the session database, emptied before the test."""
     with connect(database) as conn:
-        conn.execute("TRUNCATE " + ", ".join(TABLES) + " RESTART IDENTITY CASCADE")
+        tables = [r[0] for r in conn.execute(
+            "SELECT quote_ident(tablename) FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'"
+        )]
+        if tables:
+            conn.execute("TRUNCATE " + ", ".join(tables) + " RESTART IDENTITY CASCADE")
         conn.commit()
         yield conn

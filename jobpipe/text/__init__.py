@@ -1,0 +1,1 @@
+"""Text utilities shared by the normalizer, the store and search."""
