@@ -16,6 +16,7 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 SQL_DIR = PROJECT_ROOT / "sql"
 DEMO_SOURCES_FILE = Path(__file__).resolve().parent / "demo" / "sources.yaml"
+DEMO_RESUMES_DIR = Path(__file__).resolve().parent / "demo" / "data" / "resumes"
 
 
 def _env(name: str, default: str | None = None) -> str | None:
@@ -38,6 +39,7 @@ class Settings:
     reject_rate_threshold: float
     hnsw_m: int
     hnsw_ef_construction: int
+    candidates_path: Path
 
     @property
     def embedded(self) -> bool:
@@ -69,4 +71,5 @@ def get_settings() -> Settings:
         reject_rate_threshold=float(_env("JOBPIPE_REJECT_RATE_THRESHOLD", "0.05")),  # type: ignore[arg-type]
         hnsw_m=int(_env("JOBPIPE_HNSW_M", "16")),  # type: ignore[arg-type]
         hnsw_ef_construction=int(_env("JOBPIPE_HNSW_EF_CONSTRUCTION", "64")),  # type: ignore[arg-type]
+        candidates_path=Path(_env("JOBPIPE_CANDIDATES", str(DEMO_RESUMES_DIR))),  # type: ignore[arg-type]
     )

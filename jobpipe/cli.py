@@ -1,0 +1,274 @@
+"""The ``jobpipe`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False, default=str, indent=None))
+
+
+# ----------------------------------------------------------------------------- run
+def cmd_run(args: argparse.Namespace) -> int:
+    from jobpipe.orchestration.runner import format_summary, run_pipeline
+    from jobpipe.sources import SourcesFileError
+
+    echo = None if args.json else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    try:
+        summary = run_pipeline(args.sources, day=args.date, echo=echo)
+    except SourcesFileError as exc:
+        print(f"jobpipe: invalid sources file: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        _print_json(summary.to_json())
+    else:
+        print(format_summary(summary))
+    return 0 if summary.ok else 1
+
+
+# ----------------------------------------------------------------------------- search
+def _filters(args: argparse.Namespace) -> Any:
+    from jobpipe.search import SearchFilters
+
+    return SearchFilters(
+        city=args.city,
+        job_type=args.job_type,
+        remote=True if args.remote else None,
+        salary_min=args.salary_min,
+        currency=args.currency,
+        skills=tuple(args.skill or ()),
+        posted_within_days=args.posted_within_days,
+        include_closed=args.include_closed,
+    )
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from jobpipe.db import connect, ready_url
+    from jobpipe.embedding import get_embedder
+    from jobpipe.search import search
+
+    url = ready_url()
+    with connect(url) as conn:
+        response = search(conn, args.query, _filters(args), top_k=args.top_k, embedder=get_embedder(),
+                          mode=args.mode, debug=args.debug)
+    rows = []
+    for r in response.results:
+        rows.append({
+            "job_id": r.job_id, "source": r.source, "external_id": r.external_id, "title": r.title,
+            "company": r.company, "city": r.cities[0] if r.cities else None, "cities": r.cities,
+            "salary": r.salary, "url": r.url, "posted_at": r.posted_at, "score": round(r.score, 6),
+            "vector_rank": r.vector_rank, "keyword_rank": r.keyword_rank,
+        })
+    if args.json:
+        _print_json(rows)
+        return 0
+    print(f'search "{args.query}": {len(rows)} results' + (f" (model {response.model})" if response.model else ""))
+    for i, row in enumerate(rows, 1):
+        city = ", ".join(row["cities"]) or "-"
+        print(f"{i:>2}. {row['title']} | {row['company'] or '-'} | {city} | {_salary_text(row['salary'])}"
+              f"  [job {row['job_id']}, {row['source']}/{row['external_id']}, score {row['score']:.4f}]")
+    if args.debug and response.timings_ms:
+        print("timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in response.timings_ms.items()))
+    return 0
+
+
+def _salary_text(salary: dict[str, Any] | None) -> str:
+    if not salary:
+        return "salary n/a"
+    if salary.get("negotiable") and salary.get("min") is None:
+        return "negotiable"
+    lo, hi = salary.get("min"), salary.get("max")
+    if lo is None and hi is None:
+        return "salary n/a"
+    amount = f"{lo:,.0f}" if hi is None or lo == hi else f"{lo or 0:,.0f}-{hi:,.0f}"
+    return f"{salary.get('currency') or ''} {amount}/{salary.get('period') or '?'}".strip()
+
+
+# ----------------------------------------------------------------------------- jobs show
+def cmd_jobs_show(args: argparse.Namespace) -> int:
+    from jobpipe.db import connect, ready_url
+    from jobpipe.jobs import load_job
+
+    with connect(ready_url()) as conn:
+        missing = 0
+        for external_id in args.external_ids:
+            job = load_job(conn, args.source, external_id)
+            if job is None:
+                print(f"jobpipe: no job {args.source}/{external_id}", file=sys.stderr)
+                missing += 1
+                continue
+            if args.json:
+                _print_json(job)
+            else:
+                print(json.dumps(job, ensure_ascii=False, default=str, indent=2))
+    return 1 if missing else 0
+
+
+# ----------------------------------------------------------------------------- db
+def cmd_db(args: argparse.Namespace) -> int:
+    from jobpipe.config import get_settings
+    from jobpipe.db import server
+
+    settings = get_settings()
+    if args.action in ("start", "url"):
+        from jobpipe.db import ready_url
+
+        url = ready_url()
+        print(url if args.action == "url" else f"database ready: {url}")
+        return 0
+    if not settings.embedded:
+        print("JOBPIPE_DATABASE_URL is set: jobpipe does not manage that server.")
+        return 0 if args.action == "status" else 1
+    if args.action == "stop":
+        print("stopped" if server.stop(settings) else "not running")
+        return 0
+    st = server.status(settings)
+    print(f"embedded PostgreSQL: {'running (pid %s)' % st.pid if st.running else 'stopped'}; data in {st.pgdata}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- ui
+def cmd_ui(args: argparse.Namespace) -> int:
+    from jobpipe.config import DEMO_SOURCES_FILE, PROJECT_ROOT, get_settings
+    from jobpipe.db import ready_url
+    from jobpipe.orchestration.instance import prepare_dagster_home
+
+    ready_url()
+    prepare_dagster_home()
+    demo = None
+    if get_settings().sources_file.resolve() == DEMO_SOURCES_FILE.resolve():
+        from jobpipe.demo import DemoServer
+
+        demo = DemoServer(port=args.demo_port)
+        demo.start()
+        os.environ["JOBPIPE_DEMO_URL"] = demo.url
+        print(f"demo boards served at {demo.url}", file=sys.stderr)
+    cmd = [sys.executable, "-m", "dagster", "dev", "-h", args.host, "-p", str(args.port),
+           "-w", str(PROJECT_ROOT / "workspace.yaml")]
+    # Its own session, so that Ctrl-C here stops the webserver, daemon and code servers together.
+    proc = subprocess.Popen(cmd, start_new_session=True, cwd=PROJECT_ROOT)
+    print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+        return 0
+    finally:
+        if demo is not None:
+            demo.stop()
+
+
+# ----------------------------------------------------------------------------- serve / mcp
+def cmd_serve(args: argparse.Namespace) -> int:
+    from jobpipe.service import serve
+
+    serve(host=args.host, port=args.port)
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from jobpipe.service import run_mcp
+
+    run_mcp(transport=args.transport, host=args.host, port=args.port)
+    return 0
+
+
+def cmd_sources_check(args: argparse.Namespace) -> int:
+    from jobpipe.config import get_settings
+    from jobpipe.sources import SourcesFileError, load_sources
+
+    path = args.file or get_settings().sources_file
+    try:
+        sources = load_sources(path)
+    except SourcesFileError as exc:
+        print(f"jobpipe: invalid sources file: {exc}", file=sys.stderr)
+        return 2
+    for s in sources:
+        print(f"{s.name}: {s.kind}{'' if s.enabled else ' (disabled)'}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="jobpipe", description="The data pipeline behind job-matching agents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="materialize the whole graph once and print a summary")
+    p.add_argument("--sources", type=Path, help="sources file (default: JOBPIPE_SOURCES or the bundled demo)")
+    p.add_argument("--date", type=date.fromisoformat, help="partition day (default: today, UTC)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("search", help="hybrid search over open jobs")
+    p.add_argument("query")
+    p.add_argument("--city", help="Chinese or English name (北京 / Beijing)")
+    p.add_argument("--job-type", choices=["full_time", "part_time", "intern", "campus", "contract"])
+    p.add_argument("--remote", action="store_true", help="remote jobs only")
+    p.add_argument("--salary-min", type=float, help="minimum annual salary (in --currency)")
+    p.add_argument("--currency", help="ISO currency of --salary-min, e.g. CNY, USD")
+    p.add_argument("--skill", action="append", help="required skill (repeatable)")
+    p.add_argument("--posted-within-days", type=int)
+    p.add_argument("--include-closed", action="store_true")
+    p.add_argument("--top-k", type=int, default=10)
+    p.add_argument("--mode", choices=["hybrid", "vector", "keyword"], default="hybrid")
+    p.add_argument("--debug", action="store_true", help="print per-stage timings")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("jobs", help="inspect curated jobs")
+    jobs_sub = p.add_subparsers(dest="jobs_command", required=True)
+    show = jobs_sub.add_parser("show", help="print normalized postings")
+    show.add_argument("source")
+    show.add_argument("external_ids", nargs="+", metavar="EXTERNAL_ID")
+    show.add_argument("--json", action="store_true", help="one JSON object a line")
+    show.set_defaults(func=cmd_jobs_show)
+
+    p = sub.add_parser("db", help="the embedded PostgreSQL server")
+    p.add_argument("action", choices=["start", "stop", "status", "url"])
+    p.set_defaults(func=cmd_db)
+
+    p = sub.add_parser("ui", help="the Dagster UI (dagster dev) against jobpipe's instance")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=3000)
+    p.add_argument("--demo-port", type=int, default=int(os.environ.get("JOBPIPE_DEMO_PORT", "8765")))
+    p.set_defaults(func=cmd_ui)
+
+    p = sub.add_parser("serve", help="the agent query service (HTTP)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("mcp", help="the same tools over MCP")
+    p.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8001)
+    p.set_defaults(func=cmd_mcp)
+
+    p = sub.add_parser("sources", help="sources file tools")
+    src_sub = p.add_subparsers(dest="sources_command", required=True)
+    check = src_sub.add_parser("check", help="validate a sources file without fetching anything")
+    check.add_argument("file", nargs="?", type=Path)
+    check.set_defaults(func=cmd_sources_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Dagster wiring. Thin: every asset calls a plain function from the core packages."""

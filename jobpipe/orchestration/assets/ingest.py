@@ -1,0 +1,168 @@
+"""Per-source, per-day assets: raw snapshots -> normalized postings -> curated jobs."""
+
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
+
+from jobpipe.orchestration.partitions import source_day_partitions, split_key, today
+from jobpipe.orchestration.resources import PipelineSettingsResource, PostgresResource, SourcesResource
+
+GROUP = "ingest"
+
+
+@asset(partitions_def=source_day_partitions, group_name=GROUP, kinds={"python", "postgres"})
+def raw_postings(
+    context: AssetExecutionContext, postgres: PostgresResource, sources: SourcesResource
+) -> MaterializeResult:
+    """Fetch one source for one day and store every distinct payload (``raw_postings``).
+
+    Today's partition fetches over HTTP (politely, conditionally: an unchanged listing costs a
+    304). A past day is never refetched -- the web no longer shows that day -- so its partition
+    only confirms that a snapshot exists; backfills re-run the downstream assets from it.
+    """
+    from jobpipe.sources import SourceFetchError, load_snapshot, run_source
+
+    source_name, day = split_key(context.partition_key)
+    with postgres.connect() as conn:
+        if day < today():
+            snapshot = load_snapshot(conn, source_name, day)
+            if snapshot is None:
+                raise Failure(
+                    description=f"no raw snapshot of source {source_name!r} for {day}: past days are "
+                    "replayed from stored payloads and cannot be fetched again"
+                )
+            return MaterializeResult(
+                metadata={"replayed": True, "fetch_id": snapshot.fetch_id, "postings": len(snapshot.items),
+                          "complete": snapshot.complete}
+            )
+        config = sources.get(source_name)
+        try:
+            summary = run_source(conn, config, day, dagster_run_id=context.run_id)
+        except SourceFetchError as exc:
+            raise Failure(description=f"source {source_name!r} failed: {exc}",
+                          metadata={"source": source_name, "error": str(exc)}) from exc
+    return MaterializeResult(
+        metadata={
+            "fetched": summary.fetched,
+            "new_payloads": summary.new_payloads,
+            "complete": summary.complete,
+            "fetch_id": summary.fetch_id,
+            "requests": getattr(summary, "requests", 0),
+            "not_modified": getattr(summary, "not_modified", 0),
+        }
+    )
+
+
+@asset(
+    partitions_def=source_day_partitions,
+    deps=[raw_postings],
+    group_name=GROUP,
+    kinds={"python", "pandera", "postgres"},
+    check_specs=[AssetCheckSpec("reject_rate_below_threshold", asset="normalized_postings")],
+)
+def normalized_postings(
+    context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
+) -> MaterializeResult:
+    """Normalize the day's stored payloads into the one bilingual schema, validated with pandera.
+
+    Reads payloads from the snapshot, not from the network, so re-running a partition (or a
+    backfill of a past day) gives the same rows. Rows that fail validation go to ``quarantine``
+    with the failed checks: never dropped silently; a source whose reject rate passes the
+    threshold fails the check (its scraper or the site probably changed).
+    """
+    from jobpipe.normalize import normalize_batch, write_normalized
+    from jobpipe.sources import extract, load_snapshot
+
+    source_name, day = split_key(context.partition_key)
+    threshold = settings.resolved()["reject_rate_threshold"]
+    with postgres.connect() as conn:
+        snapshot = load_snapshot(conn, source_name, day)
+        if snapshot is None:
+            raise Failure(description=f"no raw snapshot of source {source_name!r} for {day}")
+        result = normalize_batch(snapshot.items, extract, fetch_id=snapshot.fetch_id)
+        counts = write_normalized(conn, source_name, day, result, dagster_run_id=context.run_id)
+    total = counts.passed + counts.rejected
+    rate = counts.rejected / total if total else 0.0
+    failed: dict[str, int] = {}
+    for rejection in result.rejected:
+        for check in rejection.failed_checks:
+            key = check.split(":")[0][:80]
+            failed[key] = failed.get(key, 0) + 1
+    return MaterializeResult(
+        metadata={"passed": counts.passed, "rejected": counts.rejected, "reject_rate": round(rate, 4),
+                  "failed_checks": MetadataValue.json(failed)},
+        check_results=[
+            AssetCheckResult(
+                check_name="reject_rate_below_threshold",
+                passed=rate <= threshold,
+                severity=AssetCheckSeverity.ERROR,
+                metadata={"reject_rate": round(rate, 4), "threshold": threshold, "rejected": counts.rejected},
+                description=f"{counts.rejected} of {total} postings rejected ({rate:.1%}; threshold {threshold:.0%})",
+            )
+        ],
+    )
+
+
+@asset(
+    partitions_def=source_day_partitions,
+    deps=[normalized_postings],
+    group_name=GROUP,
+    kinds={"python", "postgres"},
+    check_specs=[AssetCheckSpec("close_guard", asset="curated_jobs")],
+)
+def curated_jobs(
+    context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
+) -> MaterializeResult:
+    """Upsert the day's normalized postings into ``jobs``; close postings the source dropped.
+
+    Unchanged postings are not rewritten at all. Closing acts only on a complete listing of the
+    source's latest fetch (a partial listing or a past-day backfill never closes anything), and a
+    guard refuses to close more than a set share of the source's open postings at once.
+    """
+    from jobpipe.normalize import load_normalized
+    from jobpipe.sources import latest_fetch_date, load_snapshot
+    from jobpipe.store import close_missing, upsert_jobs
+
+    source_name, day = split_key(context.partition_key)
+    max_share = settings.resolved()["close_guard_share"]
+    with postgres.connect() as conn:
+        postings = load_normalized(conn, source_name, day)
+        counts = upsert_jobs(conn, postings)
+        snapshot = load_snapshot(conn, source_name, day)
+        closing = None
+        is_latest = snapshot is not None and latest_fetch_date(conn, source_name) == day
+        if snapshot is not None and is_latest:
+            seen = {raw.external_id for _, raw in snapshot.items}
+            closing = close_missing(conn, source_name, seen, complete=snapshot.complete, max_share=max_share)
+    closed = closing.closed if closing else 0
+    refused = bool(closing and closing.refused)
+    reason = (closing.reason if closing else None) or (
+        "listing incomplete or not the latest day: nothing closed" if not closing or not snapshot.complete else "ok"
+    )
+    return MaterializeResult(
+        metadata={
+            "inserted": counts.inserted,
+            "updated": counts.updated,
+            "unchanged": counts.unchanged,
+            "reopened": getattr(counts, "reopened", 0),
+            "closed": closed,
+            "close_refused": refused,
+        },
+        check_results=[
+            AssetCheckResult(
+                check_name="close_guard",
+                passed=not refused,
+                severity=AssetCheckSeverity.ERROR,
+                metadata={"would_close": closing.would_close if closing else 0, "max_share": max_share},
+                description=str(reason),
+            )
+        ],
+    )

@@ -1,0 +1,124 @@
+"""The Dagster code location (loaded through ``workspace.yaml``).
+
+Nightly: the schedule launches one ``ingest_job`` run per source for the day (isolated
+partitions: one failing source fails only its own run). When those runs have landed, the
+automation sensor materializes the unpartitioned stages (vectors, index, serving snapshot,
+candidate matches) once, because each declares ``AutomationCondition.eager()``.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from dagster import (
+    AssetSelection,
+    AutomationConditionSensorDefinition,
+    DefaultScheduleStatus,
+    DefaultSensorStatus,
+    Definitions,
+    RunRequest,
+    ScheduleEvaluationContext,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    define_asset_job,
+    schedule,
+    sensor,
+)
+
+from jobpipe.config import get_settings
+from jobpipe.orchestration.assets.candidates import candidate_matches, candidate_profiles, candidate_vectors
+from jobpipe.orchestration.assets.ingest import curated_jobs, normalized_postings, raw_postings
+from jobpipe.orchestration.assets.vectors import job_embeddings, serving_jobs, vector_index
+from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
+from jobpipe.orchestration.resources import (
+    EmbedderResource,
+    PipelineSettingsResource,
+    PostgresResource,
+    SourcesResource,
+)
+
+ASSETS = [
+    raw_postings, normalized_postings, curated_jobs,
+    job_embeddings, vector_index, serving_jobs,
+    candidate_profiles, candidate_vectors, candidate_matches,
+]
+
+ingest_job = define_asset_job(
+    "ingest_job",
+    selection=AssetSelection.groups("ingest"),
+    description="Fetch, normalize and upsert one source for one day (one partition per source and day).",
+)
+index_job = define_asset_job(
+    "index_job",
+    selection=AssetSelection.groups("vectors", "serving", "candidates"),
+    description="Embed changed jobs, maintain the HNSW index, publish the serving snapshot, refresh matches.",
+)
+
+_settings = get_settings()
+
+
+def source_names() -> list[str]:
+    return [s.name for s in SourcesResource().load()]
+
+
+@schedule(
+    name="nightly_ingest",
+    cron_schedule=_settings.schedule_cron,
+    execution_timezone=_settings.schedule_timezone,
+    job=ingest_job,
+    default_status=DefaultScheduleStatus.RUNNING,
+    description="Nightly ingestion: one run per enabled source for the scheduled day.",
+)
+def nightly_ingest(context: ScheduleEvaluationContext):
+    names = source_names()
+    context.instance.add_dynamic_partitions(SOURCES_PARTITION, names)
+    scheduled = context.scheduled_execution_time
+    day = scheduled.date() if scheduled else date.today()
+    for name in names:
+        yield RunRequest(run_key=f"{name}|{day.isoformat()}", partition_key=partition_key(name, day),
+                         tags={"jobpipe/source": name})
+
+
+@sensor(
+    name="register_sources",
+    minimum_interval_seconds=60,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Registers every source in the sources file as a partition, so it can be backfilled.",
+)
+def register_sources(context: SensorEvaluationContext):
+    names = source_names()
+    known = set(context.instance.get_dynamic_partitions(SOURCES_PARTITION))
+    new = [n for n in names if n not in known]
+    if not new:
+        return SkipReason("every source is registered")
+    from dagster import AddDynamicPartitionsRequest
+
+    return SensorResult(dynamic_partitions_requests=[AddDynamicPartitionsRequest(SOURCES_PARTITION, new)])
+
+
+automation = AutomationConditionSensorDefinition(
+    "jobpipe_automation",
+    target=AssetSelection.all(),
+    default_status=DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=30,
+    description="Runs the downstream stages once the nightly source runs have landed.",
+)
+
+
+def build_resources() -> dict[str, object]:
+    return {
+        "postgres": PostgresResource(),
+        "embedder": EmbedderResource(),
+        "sources": SourcesResource(),
+        "settings": PipelineSettingsResource(),
+    }
+
+
+defs = Definitions(
+    assets=ASSETS,
+    jobs=[ingest_job, index_job],
+    schedules=[nightly_ingest],
+    sensors=[register_sources, automation],
+    resources=build_resources(),
+)
