@@ -1,0 +1,113 @@
+"""End to end: the whole asset graph, in-process, on the real database and the demo HTTP boards."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dagster import DagsterInstance
+
+from jobpipe.config import DEMO_SOURCES_FILE
+from jobpipe.db import connect
+from jobpipe.orchestration.runner import COUNT_KEYS, run_pipeline
+
+STAGE_TABLES = [
+    "fetch_runs", "raw_postings", "fetch_run_items", "normalized_postings", "jobs", "job_embeddings",
+    "serving_snapshots", "candidates", "candidate_embeddings", "candidate_matches",
+]
+
+
+@pytest.fixture(scope="module")
+def first_run(database):
+    with connect(database) as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT quote_ident(tablename) FROM pg_tables WHERE schemaname='public' AND tablename <> 'schema_migrations'")]
+        conn.execute("TRUNCATE " + ", ".join(tables) + " RESTART IDENTITY CASCADE")
+        conn.commit()
+    instance = DagsterInstance.ephemeral()
+    summary = run_pipeline(DEMO_SOURCES_FILE, instance=instance)
+    return instance, summary
+
+
+def test_first_run_fills_every_stage(first_run, database):
+    _, summary = first_run
+    assert summary.ok, summary.to_json()
+    totals = summary.totals
+    assert totals["fetched"] >= 150
+    assert totals["inserted"] + totals["rejected"] >= totals["fetched"] - 5  # cross-posts may share keys
+    assert totals["embedded"] == totals["inserted"]
+    with connect(database) as conn:
+        counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in STAGE_TABLES}
+        open_jobs = conn.execute("SELECT count(*) FROM jobs WHERE closed_at IS NULL").fetchone()[0]
+        vectors = conn.execute(
+            "SELECT count(*) FROM serving_jobs WHERE closed_at IS NULL AND embedding IS NOT NULL").fetchone()[0]
+    assert all(n > 0 for n in counts.values()), counts
+    assert counts["jobs"] == totals["inserted"]
+    assert vectors == open_jobs  # every open job is searchable by vector
+    for name, source in summary.sources.items():
+        assert source.complete, name
+        assert source.fetched > 0, name
+
+
+def test_search_finds_known_demo_posting(first_run, database):
+    from jobpipe.demo import KNOWN_POSTING
+    from jobpipe.embedding import get_embedder
+    from jobpipe.search import search
+
+    with connect(database) as conn:
+        response = search(conn, KNOWN_POSTING["query"], top_k=5, embedder=get_embedder())
+    found = [(r.source, r.external_id) for r in response.results]
+    assert (KNOWN_POSTING["source"], KNOWN_POSTING["external_id"]) in found, found
+
+
+def test_rerun_rewrites_nothing_and_embeds_nothing(first_run, database):
+    instance, first = first_run
+    with connect(database) as conn:
+        before = dict(conn.execute("SELECT job_id, xmin::text FROM jobs").fetchall())
+    again = run_pipeline(DEMO_SOURCES_FILE, instance=instance)
+    assert again.ok, again.to_json()
+    totals = again.totals
+    assert totals["inserted"] == totals["updated"] == totals["closed"] == 0
+    assert totals["embedded"] == 0
+    assert totals["unchanged"] == first.totals["inserted"]
+    with connect(database) as conn:
+        after = dict(conn.execute("SELECT job_id, xmin::text FROM jobs").fetchall())
+    assert after == before  # no new row versions at all
+
+
+def test_failing_source_does_not_stop_the_others(first_run, database, tmp_path):
+    instance, _ = first_run
+    from jobpipe.demo import DemoServer
+
+    text = DEMO_SOURCES_FILE.read_text(encoding="utf-8")
+    broken = tmp_path / "sources.yaml"
+    broken.write_text(
+        text.rstrip() + "\n  - {name: missing-board, kind: greenhouse, board: does-not-exist, "
+        "base_url: \"${JOBPIPE_DEMO_URL}\", rate_limit: 50}\n",
+        encoding="utf-8",
+    )
+    with DemoServer() as server:
+        os.environ["JOBPIPE_DEMO_URL"] = server.url
+        summary = run_pipeline(broken, instance=instance)
+    failed = summary.sources["missing-board"]
+    assert not failed.ok and failed.error and "404" in failed.error
+    others = [s for n, s in summary.sources.items() if n != "missing-board"]
+    assert others and all(s.ok for s in others)
+    assert summary.downstream_ok
+
+
+def test_cli_run_json(first_run, database, tmp_path):
+    env = {**os.environ, "JOBPIPE_DATABASE_URL": database, "JOBPIPE_HOME": str(tmp_path / "home")}
+    proc = subprocess.run([sys.executable, "-m", "jobpipe.cli", "run", "--json"], env=env, capture_output=True,
+                          text=True, timeout=600, cwd=Path(__file__).resolve().parent.parent)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout)
+    assert set(COUNT_KEYS) <= set(out["totals"])
+    assert all(isinstance(out["totals"][k], int) for k in COUNT_KEYS)
+    assert out["totals"]["embedded"] == 0 and out["totals"]["inserted"] == 0
+    for per_source in out["sources"].values():
+        assert set(COUNT_KEYS) <= set(per_source)
