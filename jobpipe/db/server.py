@@ -21,6 +21,7 @@ def _prepare_runtime_dir(settings: Settings) -> None:
     # inside our home so two checkouts never share a lock and no warning is printed.
     run_dir = settings.home / "run"
     run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir.chmod(0o700)  # platformdirs ignores a runtime dir that others can read
     os.environ.setdefault("XDG_RUNTIME_DIR", str(run_dir))
 
 
