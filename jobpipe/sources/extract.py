@@ -1,0 +1,25 @@
+"""Stored payload -> PostingFields, by format name. Pure and deterministic: the normalizer
+calls it on payloads read back from ``raw_postings``, days or months after the fetch."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jobpipe.models import PostingFields
+
+
+def extract(format: str, payload: dict[str, Any]) -> PostingFields:
+    """Locate a posting's fields in a payload of the given format (a source kind name)."""
+    from jobpipe.sources.kinds import KINDS  # late: kinds import the HTTP layer
+
+    kind = KINDS.get(format)
+    if kind is None:
+        raise ValueError(f"no extractor for format {format!r} (known: {', '.join(sorted(KINDS))})")
+    if not isinstance(payload, dict):
+        raise TypeError(f"payload of format {format!r} must be a JSON object, got {type(payload).__name__}")
+    return kind.extract(payload)
+
+
+def known_formats() -> list[str]:
+    from jobpipe.sources.kinds import KINDS
+    return sorted(KINDS)

@@ -1,0 +1,54 @@
+"""Breadth-first crawl shared by ``jsonld`` and ``html``: listing pages (with pagination)
+lead to detail pages; every page goes through the session, so it is rate-limited,
+robots-checked and conditionally cached like any API request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+from jobpipe.models import RawPosting
+from jobpipe.sources.errors import FetchError, HttpError
+from jobpipe.sources.result import PageOutput
+from jobpipe.sources.session import Parser, SourceSession
+
+
+def crawl(session: SourceSession, start_url: str, max_pages: int,
+          parse_listing: Parser, parse_detail: Parser,
+          fetch_listing: Callable[[str, Parser], PageOutput] | None = None) -> Iterator[RawPosting]:
+    """Yield postings from listing and detail pages, at most ``max_pages`` pages in all.
+
+    A listing page that fails stops the crawl (the listing is incomplete); a detail page
+    that fails is recorded and the crawl goes on; a detail page that is gone (404/410) is a
+    withdrawn posting, not an error.
+    """
+    fetch_listing = fetch_listing or session.page
+    listings = [start_url]
+    queued = {start_url}
+    budget = max_pages
+    while listings:
+        if budget <= 0:
+            session.truncated = True
+            session.warn(f"max_pages={max_pages} reached with listing pages left: listing incomplete")
+            return
+        url = listings.pop(0)
+        budget -= 1
+        out = fetch_listing(url, parse_listing)
+        yield from out.postings
+        for link in out.next_links:
+            if link not in queued:
+                queued.add(link)
+                listings.append(link)
+        details = [link for link in out.links if link not in queued]
+        queued.update(details)
+        if len(details) > budget:
+            session.truncated = True
+            session.warn(f"max_pages={max_pages} reached: {len(details) - budget} detail pages not fetched")
+            details = details[:budget]
+        budget -= len(details)
+        for link, result in zip(details, session.pages_concurrently(details, parse_detail)):
+            if isinstance(result, HttpError) and result.status in (404, 410):
+                session.page_gone(link)
+            elif isinstance(result, FetchError):
+                session.page_failed(result)
+            else:
+                yield from result.postings

@@ -1,0 +1,57 @@
+"""Greenhouse Job Board API: one request lists every job with its content."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+from jobpipe.models import PostingFields, RawPosting
+from jobpipe.sources.http import Response
+from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
+from jobpipe.sources.result import PageOutput
+from jobpipe.sources.session import SourceSession
+
+
+def listing_url(options: dict[str, Any]) -> str:
+    return f"{options['base_url']}/v1/boards/{quote(options['board'], safe='')}/jobs?content=true"
+
+
+def fetch(session: SourceSession) -> Iterator[RawPosting]:
+    company = session.options.get("company_name")
+
+    def parse(response: Response) -> PageOutput:
+        jobs = expect(json_body(response), "jobs", response, "a 'jobs' list")
+        return PageOutput(tuple(
+            session.posting(job["id"], with_company(job, company), as_text(job.get("absolute_url")))
+            for job in jobs if isinstance(job, dict) and job.get("id") is not None))
+
+    yield from session.page(listing_url(session.options), parse).postings
+
+
+def extract(payload: dict[str, Any]) -> PostingFields:
+    location = as_text(dig(payload, "location", "name"))
+    offices = [as_text(o.get("name")) for o in payload.get("offices") or [] if isinstance(o, dict)]
+    salary = None
+    ranges = [r for r in payload.get("pay_input_ranges") or [] if isinstance(r, dict)]
+    if ranges:
+        r = ranges[0]
+        salary = {"min": r["min_cents"] / 100 if isinstance(r.get("min_cents"), (int, float)) else None,
+                  "max": r["max_cents"] / 100 if isinstance(r.get("max_cents"), (int, float)) else None,
+                  "currency": r.get("currency_type"), "period": None}
+    extra = {k: payload[k] for k in ("requisition_id", "internal_job_id", "language", "metadata", "updated_at")
+             if payload.get(k) not in (None, [], "")}
+    return PostingFields(
+        title=as_text(payload.get("title")),
+        company=as_text(payload.get("company_name")) or as_text(payload.get("_company")),
+        location=location,
+        locations=unique(offices, exclude=location),
+        salary=salary,
+        salary_text=as_text(ranges[0].get("title")) if ranges else None,
+        description=as_text(payload.get("content")),
+        url=as_text(payload.get("absolute_url")),
+        posted_at=payload.get("first_published") or payload.get("updated_at"),
+        valid_through=payload.get("application_deadline"),
+        department=as_text(dig(payload, "departments", 0, "name")),
+        extra=extra,
+    )

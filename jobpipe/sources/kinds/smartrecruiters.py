@@ -1,0 +1,104 @@
+"""SmartRecruiters posting API: offset/limit listing, then one detail request per posting
+(the listing has no description); ``details: false`` keeps the listing objects only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+from jobpipe.models import PostingFields, RawPosting
+from jobpipe.sources.errors import FetchError, HttpError, PayloadError
+from jobpipe.sources.http import Response
+from jobpipe.sources.kinds._common import as_text, dig, expect, join_parts, json_body, label, with_company
+from jobpipe.sources.result import PageOutput
+from jobpipe.sources.session import SourceSession
+
+MAX_PAGES = 1000
+
+
+def _base(options: dict[str, Any]) -> str:
+    return f"{options['base_url']}/v1/companies/{quote(options['company'], safe='')}/postings"
+
+
+def fetch(session: SourceSession) -> Iterator[RawPosting]:
+    options = session.options
+    limit = options["page_size"]
+    company = options.get("company_name")
+    offset = 0
+    for _ in range(MAX_PAGES):
+        url = f"{_base(options)}?offset={offset}&limit={limit}"
+
+        def parse(response: Response, offset: int = offset) -> PageOutput:
+            data = json_body(response)
+            items = [p for p in expect(data, "content", response, "a 'content' list")
+                     if isinstance(p, dict) and p.get("id")]
+            total = data.get("totalFound") if isinstance(data.get("totalFound"), int) else None
+            more = bool(items) and (offset + len(items) < total if total is not None else len(items) >= limit)
+            postings = tuple(session.posting(p["id"], with_company(p, company)) for p in items)
+            return PageOutput(postings, next_links=(f"{_base(options)}?offset={offset + len(items)}&limit={limit}",)
+                              if more else ())
+
+        out = session.page(url, parse)
+        if options["details"]:
+            yield from _details(session, out.postings, company)
+        else:
+            yield from out.postings
+        if not out.next_links:
+            return
+        offset += len(out.postings)
+    raise PayloadError(f"source lists more than {MAX_PAGES} pages: stopping")
+
+
+def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:
+    base = _base(session.options)
+    urls = [f"{base}/{quote(p.external_id, safe='')}" for p in summaries]
+
+    def parse(response: Response) -> PageOutput:
+        detail = json_body(response)
+        if not isinstance(detail, dict) or not detail.get("id"):
+            raise PayloadError(f"GET {response.url}: expected a posting object")
+        return PageOutput((session.posting(detail["id"], with_company(detail, company),
+                                           as_text(detail.get("postingUrl"))),))
+
+    for summary, result in zip(summaries, session.pages_concurrently(urls, parse)):
+        if isinstance(result, HttpError) and result.status in (404, 410):
+            session.page_gone(result.url)  # withdrawn between listing and detail
+        elif isinstance(result, FetchError):
+            session.page_failed(result)
+        else:
+            yield from result.postings
+
+
+def _sections_html(payload: dict[str, Any]) -> str | None:
+    sections = dig(payload, "jobAd", "sections") or {}
+    parts = []
+    for key in ("companyDescription", "jobDescription", "qualifications", "additionalInformation"):
+        section = sections.get(key) if isinstance(sections, dict) else None
+        if isinstance(section, dict) and section.get("text"):
+            parts.append(f"<h3>{section.get('title') or ''}</h3>{section['text']}")
+    return "".join(parts) or None
+
+
+def extract(payload: dict[str, Any]) -> PostingFields:
+    location = payload.get("location") or {}
+    remote = "remote" if location.get("remote") else ("hybrid" if location.get("hybrid") else None)
+    identifier = dig(payload, "company", "identifier")
+    url = as_text(payload.get("postingUrl"))
+    if not url and identifier and payload.get("id"):
+        url = f"https://jobs.smartrecruiters.com/{identifier}/{payload['id']}"
+    return PostingFields(
+        title=as_text(payload.get("name")),
+        company=label(payload.get("company")) or as_text(payload.get("_company")),
+        location=as_text(location.get("fullLocation"))
+        or join_parts(location.get("city"), location.get("region"), location.get("country")),
+        remote_hint=remote,
+        employment_type=label(payload.get("typeOfEmployment")),
+        description=_sections_html(payload),
+        url=url,
+        posted_at=payload.get("releasedDate"),
+        department=label(payload.get("department")) or label(payload.get("function")),
+        seniority=label(payload.get("experienceLevel")),
+        extra={k: v for k, v in (("industry", label(payload.get("industry"))), ("refNumber", payload.get("refNumber")),
+                                  ("language", dig(payload, "language", "code"))) if v},
+    )

@@ -1,0 +1,64 @@
+"""What a fetch produces, and what it remembers about each page for the next fetch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from jobpipe.models import RawPosting
+
+
+@dataclass(frozen=True)
+class PageOutput:
+    """What one listing or detail page yielded: its postings and the links to visit next.
+
+    Links are kept so that a page answered with 304 can be replayed whole -- a crawl needs
+    a not-modified listing page's links as much as its postings.
+    """
+
+    postings: tuple[RawPosting, ...] = ()
+    links: tuple[str, ...] = ()         # detail pages (or further items) to fetch
+    next_links: tuple[str, ...] = ()    # further listing pages (pagination, nested sitemaps)
+
+
+@dataclass(frozen=True)
+class CachedPage:
+    """A page's validators plus its output, so a 304 costs no download and no parsing."""
+
+    url: str
+    etag: str | None
+    last_modified: str | None
+    output: PageOutput
+
+
+#: Per-source memory of previous fetches: URL -> cached page. Loaded from ``http_cache``
+#: by ``run_source``; tests may build one by hand.
+FetchState = dict[str, CachedPage]
+
+
+@dataclass
+class FetchResult:
+    """The outcome of one fetch of one source.
+
+    ``complete`` is true only when every listing page was fetched without error: closing
+    postings that vanished is only safe on a complete listing.
+    """
+
+    source: str
+    kind: str
+    postings: list[RawPosting]
+    complete: bool
+    error: str | None = None
+    requests: int = 0
+    not_modified: int = 0
+    bytes: int = 0
+    retries: int = 0
+    pages: dict[str, CachedPage] = field(default_factory=dict)   # validators to remember
+    warnings: list[str] = field(default_factory=list)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def stats(self) -> dict[str, int]:
+        return {"requests": self.requests, "not_modified": self.not_modified, "bytes": self.bytes,
+                "retries": self.retries, "postings": len(self.postings)}

@@ -1,0 +1,103 @@
+"""One fetch of one source: the client plus that source's settings, state and counters.
+
+Kinds talk only to a session. ``page()`` is the single place where conditional requests
+happen: with a remembered validator it asks "changed since?", and on 304 hands back the
+page's previous output without downloading or parsing anything.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
+
+from jobpipe.models import RawPosting
+from jobpipe.sources.config import SourceConfig
+from jobpipe.sources.errors import FetchError, PayloadError
+from jobpipe.sources.http import PoliteClient, RequestStats, Response
+from jobpipe.sources.result import CachedPage, FetchState, PageOutput
+
+log = logging.getLogger("jobpipe.sources")
+
+Parser = Callable[[Response], PageOutput]
+
+
+class SourceSession:
+    def __init__(self, client: PoliteClient, config: SourceConfig, state: FetchState | None,
+                 fetched_at: datetime) -> None:
+        self.client = client
+        self.config = config
+        self.state = state or {}
+        self.fetched_at = fetched_at
+        self.stats = RequestStats()
+        self.pages: dict[str, CachedPage] = {}
+        self.warnings: list[str] = []
+        self.errors: list[str] = []      # pages that failed while the rest of the listing went on
+        self.gone: list[str] = []        # detail pages answering 404/410: withdrawn postings
+        self.truncated = False           # a page bound was reached with pages left unvisited
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.config.options
+
+    def warn(self, message: str) -> None:
+        log.warning("source %r: %s", self.config.name, message)
+        self.warnings.append(message)
+
+    def page_failed(self, error: Exception) -> None:
+        log.warning("source %r: %s", self.config.name, error)
+        self.errors.append(str(error))
+
+    def page_gone(self, url: str) -> None:
+        log.info("source %r: %s is gone (404/410): skipped", self.config.name, url)
+        self.gone.append(url)
+
+    def posting(self, external_id: Any, payload: dict[str, Any], url: str | None = None) -> RawPosting:
+        return RawPosting(source=self.config.name, external_id=str(external_id), format=self.config.kind,
+                          payload=payload, url=url, fetched_at=self.fetched_at)
+
+    def get(self, url: str, **kwargs: Any) -> Response:
+        """A plain (unconditional) GET with this source's politeness settings."""
+        return self.client.get(url, rate_limit=self.config.rate_limit, robots=self.config.robots,
+                               stats=self.stats, **kwargs)
+
+    def page(self, url: str, parse: Parser) -> PageOutput:
+        """Fetch and parse one page, or replay its previous output when it is unchanged."""
+        cached = self.state.get(url)
+        response = self.client.get(
+            url, rate_limit=self.config.rate_limit, robots=self.config.robots, stats=self.stats,
+            etag=cached.etag if cached else None, last_modified=cached.last_modified if cached else None,
+        )
+        if response.not_modified:
+            if cached is None:
+                raise PayloadError(f"GET {url}: HTTP 304 to an unconditional request")
+            self.pages[url] = cached
+            return cached.output
+        if response.redirected_permanently:
+            self.warn(f"{url} moved permanently to {response.url}")
+        output = parse(response)
+        if response.etag or response.last_modified:
+            self.pages[url] = CachedPage(url, response.etag, response.last_modified, output)
+        return output
+
+    def pages_concurrently(self, urls: Sequence[str], parse: Parser) -> list[PageOutput | FetchError]:
+        """``page()`` for many URLs at once, in order; a failed page yields its error instead.
+
+        Concurrency is capped by the client; the per-host rate limit still spaces requests.
+        """
+        def one(url: str) -> PageOutput | FetchError:
+            try:
+                return self.page(url, parse)
+            except FetchError as exc:
+                return exc
+
+        if len(urls) <= 1 or self.client.max_concurrency <= 1:
+            return [one(u) for u in urls]
+        with ThreadPoolExecutor(max_workers=min(self.client.max_concurrency, len(urls))) as pool:
+            return list(pool.map(one, urls))
+
+
+def flatten(outputs: Iterable[PageOutput]) -> list[RawPosting]:
+    return [p for out in outputs for p in out.postings]
