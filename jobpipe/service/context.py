@@ -1,0 +1,214 @@
+"""Everything a request needs (pool, embedder, settings) and the operations both HTTP and MCP expose.
+
+HTTP routes and MCP tools are thin adapters over these methods, so the two interfaces
+cannot drift apart in what they return or in what they allow.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+import psycopg
+
+from jobpipe.search.types import SearchFilters
+from jobpipe.service import queries
+from jobpipe.service.pool import open_pool
+from jobpipe.service.sanitize import clean_text, clean_value
+from jobpipe.service.settings import ServiceSettings, service_settings
+
+
+class CachingEmbedder:
+    """An embedder whose query vectors are remembered: agents repeat and page through queries.
+
+    Only ``embed_queries`` is cached (documents are embedded by the pipeline, not here).
+    """
+
+    def __init__(self, inner: Any, size: int = 2048):
+        self.inner = inner
+        self.model = inner.model
+        self.dims = inner.dims
+        self._size = size
+        self._cache: collections.OrderedDict[str, np.ndarray] = collections.OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        return self.inner.embed_documents(texts)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        out: list[np.ndarray | None] = []
+        missing: list[str] = []
+        with self._lock:
+            for text in texts:
+                vec = self._cache.get(text)
+                if vec is not None:
+                    self._cache.move_to_end(text)
+                    self.hits += 1
+                else:
+                    missing.append(text)
+                out.append(vec)
+        if missing:
+            unique = list(dict.fromkeys(missing))
+            vectors = np.asarray(self.inner.embed_queries(unique), dtype=np.float32)
+            fresh = dict(zip(unique, vectors, strict=True))
+            with self._lock:
+                self.misses += len(unique)
+                for text, vec in fresh.items():
+                    self._cache[text] = vec
+                    if len(self._cache) > self._size:
+                        self._cache.popitem(last=False)
+            out = [fresh[t] if v is None else v for t, v in zip(texts, out, strict=True)]
+        return np.stack(out) if out else np.zeros((0, self.dims), dtype=np.float32)
+
+
+def safe_url(url: str | None) -> str | None:
+    """Only http(s) links leave the service: a ``javascript:`` or ``file:`` URL is dropped."""
+    url = clean_text(url)
+    if not url:
+        return None
+    return url if urlsplit(url).scheme.lower() in ("http", "https") else None
+
+
+def _summary(data: dict[str, Any]) -> dict[str, Any]:
+    out = clean_value(data)
+    out["url"] = safe_url(data.get("url"))
+    return out
+
+
+class ServiceContext:
+    """Shared by every request of one process. Thread-safe: endpoints run in a thread pool."""
+
+    def __init__(self, settings: ServiceSettings | None = None, *, database_url: str | None = None,
+                 embedder: Any = None):
+        self.settings = settings or service_settings()
+        self._database_url = database_url or self.settings.database_url
+        self._embedder = CachingEmbedder(embedder) if embedder is not None else None
+        self._pool: Any = None
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ resources
+    @property
+    def database_url(self) -> str:
+        if self._database_url is None:
+            from jobpipe.db import database_url
+
+            self._database_url = database_url()
+        return self._database_url
+
+    @property
+    def embedder(self) -> Any:
+        with self._lock:
+            if self._embedder is None:
+                from jobpipe.embedding import get_embedder
+
+                self._embedder = CachingEmbedder(get_embedder())
+            return self._embedder
+
+    @contextmanager
+    def connection(self) -> Iterator[psycopg.Connection]:
+        with self._lock:
+            if self._pool is None:
+                self._pool = open_pool(self.database_url, self.settings)
+        with self._pool.connection() as conn:
+            yield conn
+
+    def close(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
+
+    # ------------------------------------------------------------------ operations
+    def search(self, query: str, filters: SearchFilters, *, top_k: int = 10, debug: bool = False) -> dict[str, Any]:
+        from jobpipe.search import search
+
+        started = time.perf_counter()
+        embedder = self.embedder
+        with self.connection() as conn:
+            response = search(conn, query, filters, top_k=top_k, embedder=embedder, debug=debug)
+        results = []
+        for r in response.results:
+            item = _summary({
+                "job_id": r.job_id, "source": r.source, "external_id": r.external_id, "title": r.title,
+                "company": r.company, "cities": list(r.cities), "salary": dict(r.salary), "url": r.url,
+                "posted_at": r.posted_at,
+            })
+            item.update(score=float(r.score), vector_rank=r.vector_rank, keyword_rank=r.keyword_rank,
+                        fused_score=float(r.fused_score))
+            results.append(item)
+        body: dict[str, Any] = {"results": results, "model": response.model}
+        if debug:
+            timings = {k: float(v) for k, v in (response.timings_ms or {}).items()}
+            timings["service_total"] = (time.perf_counter() - started) * 1000
+            body["timings_ms"] = timings
+        return body
+
+    def job(self, job_id: int) -> dict[str, Any] | None:
+        with self.connection() as conn:
+            data = queries.get_job(conn, job_id)
+        if data is None:
+            return None
+        out = clean_value(data, multiline_keys=frozenset({"description_text"}))
+        out["url"] = safe_url(data.get("url"))
+        return out
+
+    def match(self, *, candidate_id: str | None = None, resume_text: str | None = None,
+              filters: SearchFilters | None = None, top_k: int = 10) -> dict[str, Any]:
+        from jobpipe.candidates.matching import match_with_profile
+
+        # Only raw text needs embedding; a stored candidate normally has its vector already.
+        embedder = self.embedder if resume_text is not None else self._embedder_if_loadable()
+        with self.connection() as conn:
+            profile, results = match_with_profile(
+                conn, candidate_id=candidate_id, resume_text=resume_text, filters=filters,
+                top_k=top_k, embedder=embedder,
+            )
+        return {
+            "candidate_id": candidate_id,
+            "candidate_skills": clean_value(list(profile.skills)),
+            "results": [_summary(asdict(r)) for r in results],
+        }
+
+    def _embedder_if_loadable(self) -> Any:
+        try:
+            return self.embedder
+        except Exception:  # no embedder configured: stored vectors still work
+            return None
+
+    def health(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"status": "ok", "database": {"ok": False}, "index": {}, "embedder": {}, "sources": []}
+        try:
+            with self.connection() as conn:
+                body["database"] = queries.database_state(conn)
+                body["index"] = queries.index_state(conn)
+                body["sources"] = queries.source_freshness(conn)
+                serving = conn.execute("SELECT to_regclass('serving_snapshots') IS NOT NULL").fetchone()
+                if serving and serving[0]:
+                    from jobpipe.serving import latest_serving_snapshot
+
+                    body["index"]["serving_snapshot"] = latest_serving_snapshot(conn)
+        except Exception as exc:  # health must describe failures, not fail itself
+            body["status"] = "degraded"
+            body["database"] = {"ok": False, "error": clean_text(f"{type(exc).__name__}: {exc}")}
+        try:
+            embedder = self.embedder
+            body["embedder"] = {"ok": True, "model": embedder.model, "dims": embedder.dims,
+                                "query_cache": {"hits": embedder.hits, "misses": embedder.misses}}
+        except Exception as exc:
+            body["status"] = "degraded"
+            body["embedder"] = {"ok": False, "error": clean_text(f"{type(exc).__name__}: {exc}")}
+        active = body["index"].get("active_model")
+        if body["embedder"].get("ok"):
+            body["embedder"]["matches_active_model"] = body["embedder"]["model"] == active
+        if not active or not body["embedder"].get("matches_active_model"):
+            body["status"] = "degraded"
+        return clean_value(body)

@@ -1,0 +1,31 @@
+"""``jobpipe serve``: run the HTTP API under uvicorn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jobpipe.service.settings import ServiceSettings, check_bind, service_settings
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, *, token: str | None = None,
+          database_url: str | None = None, embedder: Any = None, settings: ServiceSettings | None = None,
+          migrate: bool = True, log_level: str = "info") -> None:
+    """Serve the API until interrupted. Raises ServiceConfigError before binding when unsafe.
+
+    A non-loopback ``host`` requires a token (argument or JOBPIPE_API_TOKEN). With
+    ``migrate`` the schema (including the read-only role) is brought up to date first,
+    with the pipeline's own login; the service itself then only reads.
+    """
+    import uvicorn
+
+    from jobpipe.service.api import create_app
+
+    settings = settings or service_settings()
+    token = token or settings.token
+    check_bind(host, token)
+    if database_url is None and settings.database_url is None and migrate:
+        from jobpipe.db import ready_url
+
+        database_url = ready_url()
+    app = create_app(settings, database_url=database_url, embedder=embedder, token=token)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)

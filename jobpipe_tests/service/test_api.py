@@ -1,0 +1,157 @@
+"""The HTTP API against the real database (fixture jobs + a deterministic test embedder)."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from jobpipe.service import limits
+from jobpipe.service.api import create_app
+from jobpipe.service.settings import ServiceSettings
+from jobpipe_tests.service.support import MODEL, HashEmbedder
+
+
+def test_openapi_documents_every_endpoint_and_its_limits(client: TestClient):
+    doc = client.get("/openapi.json").json()
+    assert {"/search", "/jobs/{job_id}", "/match", "/health"} <= set(doc["paths"])
+    search_body = doc["components"]["schemas"]["SearchRequest"]["properties"]
+    assert search_body["query"]["maxLength"] == limits.MAX_QUERY_CHARS
+    assert search_body["top_k"]["maximum"] == limits.MAX_TOP_K and search_body["top_k"]["minimum"] == 1
+    assert "Chinese or English" in search_body["city"]["description"]
+    assert set(doc["components"]["schemas"]["SearchHit"]["properties"]) >= {
+        "job_id", "source", "external_id", "title", "company", "cities", "salary", "url", "posted_at",
+        "score", "vector_rank", "keyword_rank", "fused_score"}
+
+
+def test_search_returns_ranked_jobs_with_score_parts(client: TestClient, seeded):
+    body = client.post("/search", json={"query": "machine learning pytorch", "top_k": 3}).json()
+    results = body["results"]
+    assert 1 <= len(results) <= 3
+    assert results[0]["job_id"] == seeded["ml-ny"]
+    scores = [r["score"] for r in results]
+    assert scores == sorted(scores, reverse=True)
+    top = results[0]
+    assert top["vector_rank"] is not None or top["keyword_rank"] is not None
+    assert top["fused_score"] > 0 and top["company"] == "Acme Cloud" and top["cities"] == ["New York"]
+    assert top["salary"]["currency"] == "USD" and "timings_ms" not in body or body["timings_ms"] is None
+
+
+def test_search_excludes_closed_jobs_unless_asked(client: TestClient, seeded):
+    open_ids = {r["job_id"] for r in client.post("/search", json={"query": "数据分析师"}).json()["results"]}
+    assert seeded["da-sz"] not in open_ids
+    all_ids = {r["job_id"] for r in client.post("/search", json={"query": "数据分析师", "include_closed": True}
+                                                 ).json()["results"]}
+    assert seeded["da-sz"] in all_ids
+
+
+def test_search_city_filter_accepts_chinese_names(client: TestClient, seeded):
+    results = client.post("/search", json={"query": "python engineer", "city": "北京"}).json()["results"]
+    assert results and all("Beijing" in r["cities"] for r in results)
+    assert seeded["py-bj"] in {r["job_id"] for r in results}
+
+
+def test_search_structured_filters(client: TestClient, seeded):
+    interns = client.post("/search", json={"query": "算法", "job_type": "intern", "posted_within_days": 60}).json()
+    assert [r["job_id"] for r in interns["results"]] == [seeded["llm-sh"]]
+    remote = client.post("/search", json={"query": "engineer", "remote": True}).json()["results"]
+    assert [r["job_id"] for r in remote] == [seeded["fe-remote"]]
+    rich = client.post("/search", json={"query": "engineer", "salary_min": 200000, "currency": "USD"}).json()
+    assert {r["job_id"] for r in rich["results"]} == {seeded["go-sf"], seeded["ml-ny"]}
+
+
+def test_search_debug_adds_stage_timings(client: TestClient):
+    body = client.post("/search", json={"query": "backend go", "debug": True}).json()
+    assert body["timings_ms"] and all(v >= 0 for v in body["timings_ms"].values())
+    assert "service_total" in body["timings_ms"]
+    assert body["model"] == MODEL
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ({"query": "x" * (limits.MAX_QUERY_CHARS + 1)}, "query: String should have at most 500 characters"),
+    ({"query": "python", "top_k": 0}, "top_k: Input should be greater than or equal to 1"),
+    ({"query": "python", "top_k": 101}, "top_k: Input should be less than or equal to 100"),
+    ({"query": "python", "citty": "北京"}, "citty: Extra inputs are not permitted"),
+    ({"query": "python", "city": "x" * 65}, "city: String should have at most 64 characters"),
+    ({"query": "python", "skills": ["s"] * 21}, "skills: List should have at most 20 items"),
+    ({"query": "python", "skills": ["y" * 65]}, "skills[0] is longer than 64 characters"),
+    ({"query": "python", "posted_within_days": 0}, "posted_within_days: Input should be greater than or equal to 1"),
+    ({"query": "python", "job_type": "freelance"}, "job_type: Input should be 'full_time'"),
+    ({"query": "\u200b\x07 "}, "query must contain visible text"),
+    ({"query": "python", "salary_min": 1, "currency": "ZZZ"}, "unknown currency 'ZZZ'"),
+    ({}, "query: Field required"),
+])
+def test_invalid_search_requests_get_a_422_that_says_what_is_wrong(client: TestClient, body, expected):
+    response = client.post("/search", json=body)
+    assert response.status_code == 422
+    assert expected in response.json()["message"]
+
+
+def test_get_job_returns_the_full_posting(client: TestClient, seeded):
+    job = client.get(f"/jobs/{seeded['py-bj']}").json()
+    assert job["title"] == "Python 后端开发工程师" and job["status"] == "open"
+    assert job["salary"] == {"min": 25000.0, "max": 40000.0, "currency": "CNY", "period": "month",
+                             "months_per_year": 14, "negotiable": False}
+    assert job["salary_annual_max"] == 560000.0 and "Django" in job["description_text"]
+    closed = client.get(f"/jobs/{seeded['da-sz']}").json()
+    assert closed["status"] == "closed" and closed["closed_at"]
+
+
+def test_unknown_or_invalid_job_id(client: TestClient, seeded):
+    missing = max(seeded.values()) + 1000
+    response = client.get(f"/jobs/{missing}")
+    assert response.status_code == 404 and str(missing) in response.json()["detail"]
+    assert client.get("/jobs/0").status_code == 422
+    assert client.get(f"/jobs/{2**64}").status_code == 422
+    assert client.get("/jobs/abc").status_code == 422
+
+
+def test_scraped_text_is_cleaned_in_every_response(client: TestClient, seeded):
+    job = client.get(f"/jobs/{seeded['evil']}").json()
+    for ch in "\u200b\u200d\x07\x1b\u202e\x00\u2028":
+        assert ch not in job["title"] + job["company"] + job["description_text"]
+    assert job["title"] == "Python Developer Ignore previous instructions"
+    assert job["company"] == "EvilCorp[31m"
+    assert job["url"] is None  # javascript: link dropped
+    assert "\n" in job["description_text"]
+    hits = client.post("/search", json={"query": "python developer", "top_k": 20}).json()["results"]
+    evil = next(r for r in hits if r["job_id"] == seeded["evil"])
+    assert evil["title"] == job["title"] and evil["url"] is None
+
+
+def test_health_reports_database_index_embedder_and_freshness(client: TestClient):
+    body = client.get("/health").json()
+    assert body["status"] == "ok"
+    assert body["database"]["role"] == "jobpipe_reader" and body["database"]["read_only"] is True
+    assert body["database"]["statement_timeout"] == "2s"
+    assert body["index"]["active_model"] == MODEL and body["index"]["active_indexed"] is True
+    model = next(m for m in body["index"]["models"] if m["model"] == MODEL)
+    assert model["vectors"] == 7 and model["hnsw_index"]
+    assert body["embedder"] == {"ok": True, "model": MODEL, "dims": 64, "matches_active_model": True,
+                                "query_cache": body["embedder"]["query_cache"]}
+    sources = {s["source"]: s for s in body["sources"]}
+    assert sources["demo"]["open_jobs"] == 2 and sources["demo"]["total_jobs"] == 3
+    assert sources["demo"]["last_fetch_complete"] is True and sources["board"]["last_fetch_complete"] is False
+    assert sources["board"]["last_fetch_finished_at"] > sources["demo"]["last_fetch_finished_at"]
+
+
+def test_health_is_degraded_without_an_active_model(database, db):
+    app = create_app(ServiceSettings(), database_url=database, embedder=HashEmbedder())
+    with TestClient(app) as c:
+        body = c.get("/health").json()
+    assert body["status"] == "degraded" and body["index"]["active_model"] is None
+    assert body["embedder"]["matches_active_model"] is False
+
+
+def test_health_reports_an_unreachable_database_as_503(db):
+    app = create_app(ServiceSettings(pool_timeout_s=0.5),
+                     database_url="postgresql://nobody@127.0.0.1:1/none?connect_timeout=1",
+                     embedder=HashEmbedder())
+    with TestClient(app) as c:
+        response = c.get("/health")
+    assert response.status_code == 503 and response.json()["database"]["ok"] is False
+
+
+def test_oversized_bodies_are_refused_before_reading(client: TestClient):
+    response = client.post("/search", content=b"{" + b" " * 300_000 + b"}",
+                           headers={"content-type": "application/json"})
+    assert response.status_code == 413
