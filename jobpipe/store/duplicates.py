@@ -1,0 +1,26 @@
+"""How many groups of duplicate open postings the dedupe key finds (for run metadata)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psycopg
+
+
+@dataclass(frozen=True)
+class DuplicateStats:
+    groups: int          # dedupe keys shared by more than one open posting
+    postings: int        # open postings in those groups
+    largest: int         # size of the largest group
+
+
+def duplicate_stats(conn: psycopg.Connection) -> DuplicateStats:
+    row = conn.execute(
+        "SELECT count(*), coalesce(sum(postings), 0), coalesce(max(postings), 0) FROM job_duplicate_groups"
+    ).fetchone()
+    return DuplicateStats(int(row[0]), int(row[1]), int(row[2]))  # type: ignore[index]
+
+
+def duplicate_groups(conn: psycopg.Connection) -> int:
+    """Number of dedupe groups with more than one open posting (search shows one per group)."""
+    return duplicate_stats(conn).groups

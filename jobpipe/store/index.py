@@ -1,0 +1,212 @@
+"""Per-model partial HNSW indexes on ``job_embeddings``, and a recall check against exact search.
+
+``job_embeddings.embedding`` is an untyped ``vector`` so models of different dimensions can
+coexist during a switch. An HNSW index needs fixed dimensions, so each model gets its own
+*partial expression* index::
+
+    CREATE INDEX CONCURRENTLY job_embeddings_hnsw_<model> ON job_embeddings
+        USING hnsw ((embedding::vector(<dims>)) vector_cosine_ops) WITH (m = 16, ef_construction = 64)
+        WHERE model = '<model>'
+
+The planner uses it only for queries that repeat the same expression and state the same
+predicate with the model as a *literal* (a bound parameter under a generic plan cannot
+prove the predicate). :func:`vector_expr` and :func:`model_predicate` build both parts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+
+#: ``hnsw.ef_search`` used by the recall check (and a sensible value for filtered search).
+DEFAULT_EF_SEARCH = 200
+#: Memory for an index build: an HNSW build that fits in memory is several times faster.
+BUILD_MEMORY = "512MB"
+
+
+@dataclass(frozen=True)
+class IndexState:
+    name: str
+    exists: bool
+    valid: bool
+    rows: int                       # vectors of the model (what the index covers)
+    built_now: bool = False
+    model: str = ""
+    dims: int = 0
+    m: int | None = None
+    ef_construction: int | None = None
+
+    def as_metadata(self) -> dict[str, object]:
+        return {"index": self.name, "exists": self.exists, "valid": self.valid, "rows": self.rows,
+                "built_now": self.built_now, "model": self.model, "dims": self.dims, "m": self.m,
+                "ef_construction": self.ef_construction}
+
+
+def vector_expr(dims: int, column: str = "embedding", table: str | None = None) -> sql.Composed:
+    """The indexed expression, e.g. ``(e.embedding::vector(512))``: search must ORDER BY exactly this."""
+    ref = sql.Identifier(table, column) if table else sql.Identifier(column)
+    return sql.SQL("({}::vector({}))").format(ref, sql.Literal(int(dims)))
+
+
+def model_predicate(model: str, table: str | None = None) -> sql.Composed:
+    """``model = '<model>'`` with the model inlined as a literal, matching the partial index."""
+    ref = sql.Identifier(table, "model") if table else sql.Identifier("model")
+    return sql.SQL("{} = {}").format(ref, sql.Literal(model))
+
+
+def index_name(model: str, dims: int) -> str:
+    """A stable, valid identifier (<= 63 bytes) per (model, dims)."""
+    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")
+    digest = hashlib.sha1(f"{model}/{dims}".encode()).hexdigest()[:8]
+    return f"job_embeddings_hnsw_{slug[:28]}_{dims}_{digest}"
+
+
+def _lookup(conn: psycopg.Connection, name: str) -> tuple[bool, bool, dict[str, str]]:
+    row = conn.execute(
+        "SELECT i.indisvalid, c.reloptions FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid "
+        "WHERE c.relname = %s AND c.relnamespace = current_schema()::regnamespace",
+        (name,),
+    ).fetchone()
+    if row is None:
+        return False, False, {}
+    options = dict(opt.split("=", 1) for opt in (row[1] or []))
+    return True, bool(row[0]), options
+
+
+def _rows(conn: psycopg.Connection, model: str) -> int:
+    return conn.execute("SELECT count(*) FROM job_embeddings WHERE model = %s", (model,)).fetchone()[0]  # type: ignore[index]
+
+
+def _state(conn: psycopg.Connection, model: str, dims: int, built_now: bool = False) -> IndexState:
+    name = index_name(model, dims)
+    exists, valid, options = _lookup(conn, name)
+    m = int(options["m"]) if "m" in options else None
+    ef = int(options["ef_construction"]) if "ef_construction" in options else None
+    return IndexState(name, exists, valid, _rows(conn, model), built_now, model, dims, m, ef)
+
+
+def _create_sql(name: str, model: str, dims: int, m: int, ef_construction: int) -> sql.Composed:
+    return sql.SQL(
+        "CREATE INDEX CONCURRENTLY {name} ON job_embeddings USING hnsw ({expr} vector_cosine_ops) "
+        "WITH (m = {m}, ef_construction = {ef}) WHERE {pred}"
+    ).format(name=sql.Identifier(name), expr=vector_expr(dims), m=sql.Literal(int(m)),
+             ef=sql.Literal(int(ef_construction)), pred=model_predicate(model))
+
+
+def ensure_vector_index(conn: psycopg.Connection, model: str, dims: int, *, m: int = 16,
+                        ef_construction: int = 64) -> IndexState:
+    """Build the model's HNSW index if it is missing, invalid, or built with other parameters.
+
+    Builds run ``CONCURRENTLY`` (writes and searches continue), which cannot run inside a
+    transaction: any transaction open on ``conn`` is committed first and ``conn`` is
+    switched to autocommit for the build. A parameter change builds the new index under a
+    temporary name and swaps it in, so search is never without an index.
+    """
+    if not conn.autocommit:
+        conn.commit()
+    before = _state(conn, model, dims)
+    if not conn.autocommit:
+        conn.commit()
+    if before.exists and before.valid and before.m == m and before.ef_construction == ef_construction:
+        return before
+    name = before.name
+    was_autocommit = conn.autocommit
+    conn.autocommit = True
+    try:
+        conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
+        if before.exists and before.valid:
+            # Parameters changed: build the replacement first, then swap.
+            temp = name[:55] + "_new"
+            conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(temp)))
+            conn.execute(_create_sql(temp, model, dims, m, ef_construction))
+            conn.execute(sql.SQL("DROP INDEX CONCURRENTLY {}").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("ALTER INDEX {} RENAME TO {}").format(sql.Identifier(temp), sql.Identifier(name)))
+        else:
+            if before.exists:  # an interrupted concurrent build leaves an INVALID index behind
+                conn.execute(sql.SQL("DROP INDEX CONCURRENTLY {}").format(sql.Identifier(name)))
+            conn.execute(_create_sql(name, model, dims, m, ef_construction))
+        conn.execute("RESET maintenance_work_mem")
+    finally:
+        conn.autocommit = was_autocommit
+    after = _state(conn, model, dims, built_now=True)
+    if not conn.autocommit:
+        conn.commit()
+    return after
+
+
+def index_state(conn: psycopg.Connection) -> list[IndexState]:
+    """The expected index of every model that is active or building (retired ones need none)."""
+    models = conn.execute(
+        "SELECT model, dims FROM embedding_models WHERE state <> 'retired' ORDER BY created_at, model"
+    ).fetchall()
+    states = [_state(conn, model, dims) for model, dims in models]
+    if not conn.autocommit:
+        conn.commit()
+    return states
+
+
+def _neighbours(cur: psycopg.Cursor, model: str, dims: int, query: np.ndarray, k: int,
+                filter_sql: str | None) -> list[int]:
+    where = sql.SQL(" AND ({})").format(sql.SQL(filter_sql)) if filter_sql else sql.SQL("")  # type: ignore[arg-type]
+    stmt = sql.SQL(
+        "SELECT e.job_id FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
+        "WHERE {pred}{where} ORDER BY {expr} <=> %s::vector({dims}) LIMIT {k}"
+    ).format(pred=model_predicate(model, "e"), where=where, expr=vector_expr(dims, table="e"),
+             dims=sql.Literal(int(dims)), k=sql.Literal(int(k)))
+    return [r[0] for r in cur.execute(stmt, (query,)).fetchall()]
+
+
+def index_recall(conn: psycopg.Connection, model: str, *, sample: int = 50, k: int = 10,
+                 filter_sql: str | None = None, ef_search: int = DEFAULT_EF_SEARCH,
+                 iterative_scan: str = "relaxed_order") -> float:
+    """Mean recall@k of the HNSW index against exact search, stored vectors used as queries.
+
+    ``filter_sql`` is a condition on ``jobs j`` (e.g. ``"j.cities @> ARRAY['Beijing']"``);
+    with a selective filter a plain HNSW scan runs out of candidates, which is why
+    ``hnsw.iterative_scan = relaxed_order`` is on -- search must set it the same way.
+    The ANN side is forced onto the index (no seq/bitmap scan, no sort) so the figure is
+    the index's, not a plan that happened to scan exactly.
+    """
+    register_vector(conn)
+    dims_row = conn.execute("SELECT dims FROM embedding_models WHERE model = %s", (model,)).fetchone()
+    if dims_row is None:
+        raise ValueError(f"unknown embedding model {model!r}")
+    dims = dims_row[0]
+    queries = [r[0] for r in conn.execute(
+        "SELECT embedding FROM job_embeddings WHERE model = %s ORDER BY md5(job_id::text) LIMIT %s",
+        (model, sample),
+    ).fetchall()]
+    if not conn.autocommit:
+        conn.commit()  # each measurement below must be its own transaction: SET LOCAL must not leak
+    if not queries:
+        return 1.0
+    saved_threshold = conn.prepare_threshold
+    conn.prepare_threshold = None  # a prepared plan would ignore the planner settings below
+    recalls: list[float] = []
+    try:
+        for query in queries:
+            vector = np.asarray(query.to_numpy() if hasattr(query, "to_numpy") else query, dtype=np.float32)
+            with conn.transaction(), conn.cursor() as cur:
+                cur.execute("SET LOCAL enable_indexscan = off")
+                cur.execute("SET LOCAL enable_bitmapscan = off")
+                exact = set(_neighbours(cur, model, dims, vector, k, filter_sql))
+            with conn.transaction(), conn.cursor() as cur:
+                cur.execute(sql.SQL("SET LOCAL hnsw.iterative_scan = {}").format(sql.Literal(iterative_scan)))
+                cur.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(int(max(ef_search, k)))))
+                cur.execute("SET LOCAL enable_seqscan = off")
+                cur.execute("SET LOCAL enable_bitmapscan = off")
+                cur.execute("SET LOCAL enable_sort = off")
+                approx = set(_neighbours(cur, model, dims, vector, k, filter_sql))
+            if exact:
+                recalls.append(len(exact & approx) / len(exact))
+    finally:
+        conn.prepare_threshold = saved_threshold
+        if not conn.autocommit:
+            conn.commit()
+    return float(np.mean(recalls)) if recalls else 1.0

@@ -1,0 +1,143 @@
+"""Idempotent bulk upsert of normalized postings into ``jobs``.
+
+Per batch: binary COPY into a temporary staging table, then one ``INSERT ... ON CONFLICT``
+whose ``DO UPDATE`` only fires when the record hash differs (or the row was closed). An
+unchanged posting is therefore not touched at all: no new row version, no index churn, no
+WAL -- which is what makes a nightly re-run of an unchanged source nearly free. Counts come
+from the database (``xmax = 0`` marks an inserted row), not from Python bookkeeping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from jobpipe.hashing import content_hash, record_hash
+from jobpipe.models import NormalizedPosting
+from jobpipe.store.dedupe import dedupe_key
+from jobpipe.text.tokenize import search_tokens
+
+#: (column, PostgreSQL type) of what is staged, in COPY order.
+STAGED_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("source", "text"), ("external_id", "text"), ("title", "text"), ("company", "text"),
+    ("location_raw", "text"), ("cities", "text[]"), ("country", "text"), ("remote", "text"),
+    ("job_type", "text"), ("seniority", "text"), ("salary_min", "float8"), ("salary_max", "float8"),
+    ("salary_currency", "text"), ("salary_period", "text"), ("salary_months", "int4"),
+    ("salary_negotiable", "bool"), ("salary_annual_min", "float8"), ("salary_annual_max", "float8"),
+    ("experience_min", "float8"), ("experience_max", "float8"), ("degree", "text"), ("skills", "text[]"),
+    ("language", "text"), ("description_text", "text"), ("url", "text"), ("posted_at", "timestamptz"),
+    ("valid_through", "timestamptz"), ("content_hash", "text"), ("record_hash", "text"),
+    ("dedupe_key", "text"), ("search_tokens", "text"),
+)
+_NAMES = [name for name, _ in STAGED_COLUMNS]
+_UPDATED = [name for name in _NAMES if name not in ("source", "external_id")]
+
+#: ANALYZE after a run that changed more rows than this, or more than ANALYZE_SHARE of the table.
+ANALYZE_ROWS = 1000
+ANALYZE_SHARE = 0.10
+
+
+@dataclass(frozen=True)
+class UpsertCounts:
+    inserted: int = 0
+    updated: int = 0     # rewritten because a stored field changed (reopened rows included)
+    unchanged: int = 0   # not touched at all
+    reopened: int = 0    # were closed, came back (also counted in ``updated``)
+
+    @property
+    def total(self) -> int:
+        return self.inserted + self.updated + self.unchanged
+
+    def __add__(self, other: "UpsertCounts") -> "UpsertCounts":
+        return UpsertCounts(self.inserted + other.inserted, self.updated + other.updated,
+                            self.unchanged + other.unchanged, self.reopened + other.reopened)
+
+    def as_metadata(self) -> dict[str, int]:
+        return {"inserted": self.inserted, "updated": self.updated, "unchanged": self.unchanged,
+                "reopened": self.reopened}
+
+
+def search_text(posting: NormalizedPosting) -> str:
+    """What full-text search indexes: title, company, cities, skills and the description."""
+    return "\n".join([posting.title, posting.company or "", " ".join(posting.cities),
+                      " ".join(posting.skills), posting.description_text or ""])
+
+
+def staged_row(posting: NormalizedPosting) -> tuple[Any, ...]:
+    """One posting as a staging row (hashes, dedupe key and search tokens computed here)."""
+    s = posting.salary
+    return (
+        posting.source, posting.external_id, posting.title, posting.company, posting.location_raw,
+        list(posting.cities), posting.country, posting.remote, posting.job_type, posting.seniority,
+        s.min, s.max, s.currency, s.period, s.months_per_year, bool(s.negotiable),
+        posting.salary_annual_min, posting.salary_annual_max, posting.experience_min, posting.experience_max,
+        posting.degree, list(posting.skills), posting.language, posting.description_text or "", posting.url,
+        posting.posted_at, posting.valid_through,
+        posting.content_hash or content_hash(posting), record_hash(posting),
+        dedupe_key(posting), search_tokens(search_text(posting)),
+    )
+
+
+_CREATE_STAGE = (
+    "CREATE TEMP TABLE IF NOT EXISTS jobs_stage ("
+    + ", ".join(f"{name} {kind}" for name, kind in STAGED_COLUMNS)
+    + ") ON COMMIT DELETE ROWS"
+)
+_COUNT_REOPENING = """
+SELECT count(*) FROM jobs j JOIN jobs_stage s USING (source, external_id)
+WHERE j.closed_at IS NOT NULL
+"""
+_MERGE = (
+    f"INSERT INTO jobs AS j ({', '.join(_NAMES)}) SELECT {', '.join(_NAMES)} FROM jobs_stage "
+    "ON CONFLICT (source, external_id) DO UPDATE SET "
+    + ", ".join(f"{name} = EXCLUDED.{name}" for name in _UPDATED)
+    + ", updated_at = now(), closed_at = NULL "
+    "WHERE j.record_hash IS DISTINCT FROM EXCLUDED.record_hash OR j.closed_at IS NOT NULL "
+    "RETURNING (xmax = 0) AS inserted"
+)
+
+
+def _latest_per_key(postings: list[NormalizedPosting]) -> list[NormalizedPosting]:
+    # ON CONFLICT cannot touch one row twice in a statement: keep the last copy of a key.
+    by_key = {(p.source, p.external_id): p for p in postings}
+    return list(by_key.values())
+
+
+def _upsert_batch(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> UpsertCounts:
+    rows = [staged_row(p) for p in postings]
+    with conn.transaction():
+        with conn.cursor() as cur:
+            cur.execute(_CREATE_STAGE)
+            with cur.copy(f"COPY jobs_stage ({', '.join(_NAMES)}) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types([kind for _, kind in STAGED_COLUMNS])
+                for row in rows:
+                    copy.write_row(row)
+            reopened = cur.execute(_COUNT_REOPENING).fetchone()[0]  # type: ignore[index]
+            flags = [r[0] for r in cur.execute(_MERGE).fetchall()]
+            cur.execute("TRUNCATE jobs_stage")
+    inserted = sum(1 for f in flags if f)
+    updated = len(flags) - inserted
+    return UpsertCounts(inserted, updated, len(rows) - len(flags), reopened)
+
+
+def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, batch_size: int = 5000) -> UpsertCounts:
+    """Insert new postings, rewrite changed or reopened ones, leave unchanged ones untouched.
+
+    Each batch is its own transaction (committed on return when ``conn`` had none open), so
+    a failure keeps every earlier batch. ``ANALYZE jobs`` runs after a large change so the
+    planner sees the new data before search and the embedding sync query it.
+    """
+    postings = _latest_per_key(postings)
+    counts = UpsertCounts()
+    for start in range(0, len(postings), batch_size):
+        counts += _upsert_batch(conn, postings[start:start + batch_size])
+    changed = counts.inserted + counts.updated
+    if changed:
+        table_rows = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]  # type: ignore[index]
+        if changed > ANALYZE_ROWS or changed > ANALYZE_SHARE * table_rows:
+            conn.execute("ANALYZE jobs")
+    if not conn.autocommit:
+        conn.commit()
+    return counts

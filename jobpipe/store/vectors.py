@@ -1,0 +1,169 @@
+"""Embed exactly what changed, batch by batch, without ever leaving search without vectors.
+
+A row needs a vector for a model when it has none for that model or when the content hash
+its vector was computed from differs from the row's current content hash. Nothing else
+triggers embedding: a new URL or a re-stamped date changes ``record_hash`` only.
+
+Each batch is embedded, upserted and committed on its own, so a crash (or a provider outage)
+loses at most one batch, and the next run resumes where this one stopped. Vectors are
+replaced in place (``ON CONFLICT ... DO UPDATE``): until its new vector is committed a row
+keeps serving with the old one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+from psycopg import sql
+
+from jobpipe.embedding.base import Embedder
+from jobpipe.hashing import DESCRIPTION_CHARS, embedding_text
+from jobpipe.models import NormalizedPosting
+from jobpipe.store.models import activate_model, register_model
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class EmbedCounts:
+    embedded: int = 0    # vectors computed and stored by this call
+    skipped: int = 0     # rows whose vector for this model was already current
+    model: str = ""
+    activated: bool = False  # this call made ``model`` the active one (a completed switch)
+
+    def as_metadata(self) -> dict[str, object]:
+        return {"embedded": self.embedded, "skipped": self.skipped, "model": self.model, "activated": self.activated}
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where the rows, their texts and their vectors live (jobs or candidates)."""
+
+    rows: str
+    key: str
+    vectors: str
+    text_columns: tuple[str, ...]
+    open_only: bool
+    to_text: Callable[[tuple], str]
+
+
+def _job_text(row: tuple) -> str:
+    title, company, cities, skills, description = row
+    return embedding_text(NormalizedPosting(source="", external_id="", title=title, company=company,
+                                            cities=list(cities or []), skills=list(skills or []),
+                                            description_text=description or ""))
+
+
+def candidate_text(row: tuple) -> str:
+    """A candidate's summary: headline and skills first, then the head of the resume."""
+    headline, skills, resume = row
+    parts = [p for p in (headline, ", ".join(sorted(skills or [])), (resume or "")[:DESCRIPTION_CHARS]) if p]
+    return "\n".join(parts)
+
+
+JOBS = _Target("jobs", "job_id", "job_embeddings", ("title", "company", "cities", "skills", "description_text"),
+               True, _job_text)
+CANDIDATES = _Target("candidates", "candidate_id", "candidate_embeddings", ("headline", "skills", "resume_text"),
+                     False, candidate_text)
+
+
+def _pending_where(target: _Target) -> sql.Composable:
+    open_filter = "r.closed_at IS NULL AND " if target.open_only else ""
+    return sql.SQL(
+        "FROM {rows} r LEFT JOIN {vectors} e ON e.{key} = r.{key} AND e.model = %(model)s "
+        "WHERE " + open_filter + "(e.{key} IS NULL OR e.content_hash <> r.content_hash)"
+    ).format(rows=sql.Identifier(target.rows), vectors=sql.Identifier(target.vectors), key=sql.Identifier(target.key))
+
+
+def _count_pending(conn: psycopg.Connection, target: _Target, model: str) -> int:
+    query = sql.SQL("SELECT count(*) ") + _pending_where(target)
+    return conn.execute(query, {"model": model}).fetchone()[0]  # type: ignore[index]
+
+
+def _count_rows(conn: psycopg.Connection, target: _Target) -> int:
+    where = " WHERE closed_at IS NULL" if target.open_only else ""
+    return conn.execute(sql.SQL("SELECT count(*) FROM {}" + where).format(sql.Identifier(target.rows))).fetchone()[0]  # type: ignore[index]
+
+
+def pending_jobs(conn: psycopg.Connection, model: str) -> int:
+    """Open jobs that have no vector for ``model`` or a vector computed from other content."""
+    return _count_pending(conn, JOBS, model)
+
+
+def pending_candidates(conn: psycopg.Connection, model: str) -> int:
+    return _count_pending(conn, CANDIDATES, model)
+
+
+def _sync(conn: psycopg.Connection, target: _Target, embedder: Embedder, batch_size: int,
+          progress: Progress | None) -> EmbedCounts:
+    register_vector(conn)
+    info = register_model(conn, embedder.model, embedder.dims)
+    total = _count_pending(conn, target, embedder.model)
+    skipped = _count_rows(conn, target) - total
+    if not conn.autocommit:
+        conn.commit()
+    select = (
+        sql.SQL("SELECT r.{key}, r.content_hash, ").format(key=sql.Identifier(target.key))
+        + sql.SQL(", ").join(sql.SQL("r.{}").format(sql.Identifier(c)) for c in target.text_columns)
+        + sql.SQL(" ")
+        + _pending_where(target)
+        + sql.SQL(" AND r.{key} > %(after)s ORDER BY r.{key} LIMIT %(limit)s").format(key=sql.Identifier(target.key))
+    )
+    write = sql.SQL(
+        "INSERT INTO {vectors} ({key}, model, dims, content_hash, embedding) VALUES (%s, %s, %s, %s, %s) "
+        "ON CONFLICT ({key}, model) DO UPDATE SET dims = EXCLUDED.dims, content_hash = EXCLUDED.content_hash, "
+        "embedding = EXCLUDED.embedding, embedded_at = now()"
+    ).format(vectors=sql.Identifier(target.vectors), key=sql.Identifier(target.key))
+    after: object = 0 if target.key == "job_id" else ""
+    embedded = 0
+    if progress:
+        progress(0, total)
+    while True:
+        rows = conn.execute(select, {"model": embedder.model, "after": after, "limit": batch_size}).fetchall()
+        if not conn.autocommit:
+            conn.commit()  # no transaction (and no snapshot) held while the model works
+        if not rows:
+            break
+        vectors = embedder.embed_documents([target.to_text(tuple(r[2:])) for r in rows])
+        if vectors.shape != (len(rows), embedder.dims):
+            raise ValueError(f"{embedder.model}: expected {(len(rows), embedder.dims)} vectors, got {vectors.shape}")
+        with conn.transaction():
+            with conn.cursor() as cur:
+                cur.executemany(write, [(r[0], embedder.model, embedder.dims, r[1], np.asarray(v, dtype=np.float32))
+                                        for r, v in zip(rows, vectors)])
+        if not conn.autocommit:
+            conn.commit()
+        embedded += len(rows)
+        after = rows[-1][0]
+        if progress:
+            progress(embedded, total)
+    activated = False
+    if target is JOBS and info.state == "building" and _count_pending(conn, JOBS, embedder.model) == 0:
+        activate_model(conn, embedder.model)
+        activated = True
+    if not conn.autocommit:
+        conn.commit()
+    return EmbedCounts(embedded, skipped, embedder.model, activated)
+
+
+def sync_job_embeddings(conn: psycopg.Connection, embedder: Embedder, *, batch_size: int = 64,
+                        progress: Progress | None = None) -> EmbedCounts:
+    """Bring the vectors of ``embedder.model`` up to date with every open job.
+
+    Registers the model (the first model ever is active at once; any other one is
+    ``building``) and activates a building model -- retiring the old one -- only when it
+    covers every open job. Build the model's HNSW index (``ensure_vector_index``) before or
+    right after a switch; search stays correct without it, only slower.
+    """
+    return _sync(conn, JOBS, embedder, batch_size, progress)
+
+
+def sync_candidate_embeddings(conn: psycopg.Connection, embedder: Embedder, *, batch_size: int = 64,
+                              progress: Progress | None = None) -> EmbedCounts:
+    """Same for candidates (text: headline, skills, resume head). Never activates a model:
+    the active model is decided by job coverage, candidates follow it."""
+    return _sync(conn, CANDIDATES, embedder, batch_size, progress)

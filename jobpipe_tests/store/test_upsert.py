@@ -1,0 +1,87 @@
+from dataclasses import replace
+from datetime import datetime, timezone
+
+from jobpipe.hashing import content_hash
+from jobpipe.store import close_missing, upsert_jobs
+from jobpipe.store.dedupe import dedupe_key
+from jobpipe.text.tokenize import search_tokens
+from jobpipe_tests.store.helpers import make_posting, make_postings
+
+
+def _xmins(db):
+    return dict(db.execute("SELECT external_id, xmin::text FROM jobs").fetchall())
+
+
+def test_first_load_inserts_and_rerun_touches_nothing(db):
+    postings = make_postings(30)
+    first = upsert_jobs(db, postings, batch_size=7)
+    assert (first.inserted, first.updated, first.unchanged) == (30, 0, 0)
+    assert db.execute("SELECT count(*) FROM jobs").fetchone()[0] == 30
+    before = _xmins(db)
+    db.commit()
+
+    again = upsert_jobs(db, make_postings(30), batch_size=7)
+    assert (again.inserted, again.updated, again.unchanged) == (0, 0, 30)
+    assert _xmins(db) == before  # no new row version for any unchanged posting
+
+
+def test_changed_posting_is_rewritten_and_others_are_not(db):
+    upsert_jobs(db, make_postings(10))
+    before = _xmins(db)
+    db.commit()
+    postings = make_postings(10)
+    postings[3] = replace(postings[3], url="https://elsewhere.example.com/3")
+    postings[5] = replace(postings[5], title="Staff Backend Engineer 5")
+    postings.append(make_posting(10))
+
+    counts = upsert_jobs(db, postings)
+    assert (counts.inserted, counts.updated, counts.unchanged) == (1, 2, 8)
+    after = _xmins(db)
+    changed = {k for k in before if after[k] != before[k]}
+    assert changed == {"board-3", "board-5"}
+    url, title = db.execute("SELECT url FROM jobs WHERE external_id = 'board-3'").fetchone()[0], \
+        db.execute("SELECT title FROM jobs WHERE external_id = 'board-5'").fetchone()[0]
+    assert url == "https://elsewhere.example.com/3" and title == "Staff Backend Engineer 5"
+
+
+def test_stored_columns_hashes_key_and_tokens(db):
+    posting = make_posting(1, title="高级 Python 工程师", company="示例科技有限公司", cities=["Beijing"])
+    upsert_jobs(db, [posting])
+    row = db.execute(
+        "SELECT content_hash, dedupe_key, search_tokens, salary_min, salary_months, cities, skills, closed_at "
+        "FROM jobs WHERE external_id = 'board-1'"
+    ).fetchone()
+    assert row[0] == content_hash(posting)
+    assert row[1] == dedupe_key(posting) == "示例科技|高级python工程师|beijing"
+    assert "python" in row[2].split() and "工程师" in row[2].split() and "beijing" in row[2].split()
+    assert row[2] == search_tokens("\n".join([posting.title, posting.company, "Beijing",
+                                              " ".join(posting.skills), posting.description_text]))
+    assert float(row[3]) == posting.salary.min and row[4] == 13
+    assert row[5] == ["Beijing"] and row[6] == posting.skills and row[7] is None
+    # Full-text search sees the jieba tokens through the generated tsvector.
+    hit = db.execute("SELECT count(*) FROM jobs WHERE search_tsv @@ to_tsquery('simple', '工程师')").fetchone()[0]
+    assert hit == 1
+
+
+def test_duplicate_keys_in_one_call_keep_the_last(db):
+    a = make_posting(1)
+    b = replace(a, title="Renamed 1")
+    counts = upsert_jobs(db, [a, b])
+    assert counts.inserted == 1 and counts.total == 1
+    assert db.execute("SELECT title FROM jobs").fetchone()[0] == "Renamed 1"
+
+
+def test_closed_posting_that_returns_is_reopened(db):
+    upsert_jobs(db, make_postings(10))
+    result = close_missing(db, "board", [f"board-{i}" for i in range(9)], complete=True)
+    assert result.closed == 1
+    counts = upsert_jobs(db, make_postings(10))  # unchanged content, but it was closed
+    assert (counts.inserted, counts.updated, counts.unchanged, counts.reopened) == (0, 1, 9, 1)
+    assert db.execute("SELECT count(*) FROM jobs WHERE closed_at IS NOT NULL").fetchone()[0] == 0
+
+
+def test_large_upsert_analyzes_jobs(db):
+    db.execute("SELECT pg_stat_reset()")  # noqa: harmless if stats are per-session
+    upsert_jobs(db, make_postings(1200), batch_size=500)
+    analyzed = db.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'jobs'").fetchone()[0]
+    assert analyzed is not None and analyzed > datetime(2000, 1, 1, tzinfo=timezone.utc)
