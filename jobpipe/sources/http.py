@@ -145,7 +145,7 @@ class PoliteClient:
             limits=httpx.Limits(max_connections=self.max_concurrency * 2),
             transport=transport,
         )
-        self._robots = RobotsCache(self._load_robots)
+        self._robots = RobotsCache()
         self._crawl_delay_warned: set[str] = set()
 
     # ------------------------------------------------------------------ lifecycle
@@ -190,7 +190,7 @@ class PoliteClient:
         permanent = True
         for _hop in range(self.max_redirects + 1):
             if check_robots:
-                rules = self._robots.rules_for(current)
+                rules = self._robots.rules_for(current, lambda u: self._load_robots(u, stats))
                 if not rules.allows(current):
                     why = rules.reason or "disallowed by robots.txt"
                     raise RobotsDisallowed(f"GET {current}: {why} for user agent 'jobpipe'", url=current)
@@ -228,8 +228,7 @@ class PoliteClient:
             return 1.0 / delay
         return rate
 
-    def _load_robots(self, robots_url: str) -> RobotsRules:
-        stats = RequestStats()
+    def _load_robots(self, robots_url: str, stats: RequestStats) -> RobotsRules:
         try:
             response = self._send_with_retries(robots_url, {}, self.rate_limit, stats)
         except HttpError as exc:

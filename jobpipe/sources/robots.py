@@ -58,13 +58,12 @@ def parse_robots(status: int | None, text: str, error: str | None = None) -> Rob
 class RobotsCache:
     """One :class:`RobotsRules` per scheme+host, loaded on first use with ``load``."""
 
-    def __init__(self, load: Callable[[str], RobotsRules]) -> None:
-        self._load = load
+    def __init__(self) -> None:
         self._rules: dict[str, RobotsRules] = {}
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
-    def rules_for(self, url: str) -> RobotsRules:
+    def rules_for(self, url: str, load: Callable[[str], RobotsRules]) -> RobotsRules:
         key = robots_url(url)
         with self._lock:
             if key in self._rules:
@@ -72,7 +71,7 @@ class RobotsCache:
             host_lock = self._locks.setdefault(key, threading.Lock())
         with host_lock:  # one download per host even when workers ask at once
             if key not in self._rules:
-                rules = self._load(key)
+                rules = load(key)
                 with self._lock:
                     self._rules[key] = rules
         return self._rules[key]

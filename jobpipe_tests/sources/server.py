@@ -69,7 +69,7 @@ class FixtureServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
 
     # -------------------------------------------------------------- setup
     def route(self, path: str, *replies: Reply) -> FixtureServer:
