@@ -11,9 +11,9 @@ from typing import Any
 class SearchFilters:
     city: str | None = None                # Chinese or English name or alias: "深圳", "Shenzhen", "SF"
     job_type: str | None = None            # full_time | part_time | intern | campus | contract
-    remote: bool | None = None             # True: remote (or hybrid?) only -- see search core docs
+    remote: bool | None = None             # True: fully remote only (not hybrid); False: not remote (docs/search.md)
     salary_min: float | None = None        # annualized, in `currency`
-    currency: str | None = None
+    currency: str | None = None            # ISO code; None means USD. Other currencies convert approximately
     skills: tuple[str, ...] = ()           # canonical or alias names; all must match
     posted_within_days: int | None = None
     include_closed: bool = False
@@ -42,3 +42,6 @@ class SearchResponse:
     results: list[SearchResult]
     timings_ms: dict[str, float] = field(default_factory=dict)   # per stage, filled when debug=True
     model: str | None = None
+    mode: str = "hybrid"                   # the legs actually used: hybrid | vector | keyword | browse
+    notes: list[str] = field(default_factory=list)               # why a leg was skipped, plans chosen, ...
+    debug: dict[str, Any] = field(default_factory=dict)          # query analysis and plans, when debug=True

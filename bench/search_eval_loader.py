@@ -1,0 +1,242 @@
+"""Load ../shared/data/eval/postings.jsonl into a database for the search benchmarks.
+
+Uses the real pipeline when it is importable (``jobpipe.normalize.normalize_posting`` ->
+``jobpipe.store.upsert_jobs`` -> ``jobpipe.store.sync_job_embeddings``); otherwise a minimal
+private loader that maps the eval records straight to ``jobs`` rows, so search can be
+measured before the other stages land. Corpus vectors are cached on disk outside the repo
+(``$TMPDIR/jobpipe_search_bench``) keyed by model and text, so re-runs cost no CPU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from jobpipe.hashing import content_hash, embedding_text, record_hash
+from jobpipe.models import NormalizedPosting, PostingFields, RawPosting
+from jobpipe.search.resolve import _FALLBACK_CITIES, resolve_city
+from jobpipe.text.tokenize import search_tokens
+
+CACHE_DIR = Path(tempfile.gettempdir()) / "jobpipe_search_bench"
+
+
+# ---------------------------------------------------------------- embedder
+def get_embedder() -> Any:
+    """The project's default embedder when available, else USE-multilingual (fast, 512d)."""
+    try:
+        from jobpipe.embedding import get_embedder as project_embedder  # type: ignore[attr-defined]
+
+        return project_embedder()
+    except (ImportError, AttributeError):
+        from jobpipe.embedding.local import UseM3Embedder
+
+        return UseM3Embedder()
+
+
+def cached_document_vectors(embedder: Any, texts: list[str], batch: int = 64) -> np.ndarray:
+    """Vectors for ``texts``, computing only those not already in the on-disk cache."""
+    CACHE_DIR.mkdir(parents=True, exist_ok=True)
+    path = CACHE_DIR / f"docs_{re.sub(r'[^A-Za-z0-9_.-]', '_', embedder.model)}.npz"
+    cache: dict[str, np.ndarray] = {}
+    if path.exists():
+        data = np.load(path)
+        cache = dict(zip(data["keys"].tolist(), data["vectors"]))
+    keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+    missing = [i for i, k in enumerate(keys) if k not in cache]
+    for start in range(0, len(missing), batch):
+        chunk = missing[start:start + batch]
+        vectors = embedder.embed_documents([texts[i] for i in chunk])
+        for i, v in zip(chunk, vectors):
+            cache[keys[i]] = np.asarray(v, dtype=np.float32)
+        if (start // batch) % 10 == 9 or start + batch >= len(missing):
+            np.savez(path, keys=np.array(list(cache)), vectors=np.stack(list(cache.values())))
+            print(f"  embedded {min(start + batch, len(missing))}/{len(missing)}", flush=True)
+    return np.stack([cache[k] for k in keys]) if keys else np.zeros((0, embedder.dims), np.float32)
+
+
+# ---------------------------------------------------------------- private normalizer (fallback)
+_TAG = re.compile(r"<[^>]+>")
+_MD = re.compile(r"[#*_`>|\[\]]+")
+_SPLIT_LOC = re.compile(r"[/,，、;；|()（）\s\-–]+")
+
+
+def _clean(text: str | None) -> str:
+    text = html.unescape(_TAG.sub(" ", text or ""))
+    return re.sub(r"\s+", " ", _MD.sub(" ", text)).strip()
+
+
+def _cities(location: str | None) -> list[str]:
+    if not location:
+        return []
+    found: list[str] = []
+    for part in _SPLIT_LOC.split(location):
+        city = resolve_city(part) if part else None
+        if city and city not in found:
+            found.append(city)
+    lowered = location.lower()
+    for alias, city in _FALLBACK_CITIES.items():
+        if len(alias) >= 2 and alias in lowered and city not in found:
+            found.append(city)
+    if not found:   # "Albuquerque, NM" -> keep the first part as the city name
+        head = location.split(",")[0].strip()
+        if head and head.isascii() and len(head) < 40:
+            found.append(head.title() if head.islower() else head)
+    return found
+
+
+def _job_type(kind: str | None, title: str) -> str | None:
+    text = f"{kind or ''} {title}".lower()
+    if "实习" in text or "intern" in text:
+        return "intern"
+    if "校招" in text or "届" in title or "应届" in text or "campus" in text:
+        return "campus"
+    if "兼职" in text or "part" in text:
+        return "part_time"
+    if "contract" in text or "外包" in text:
+        return "contract"
+    if kind or text.strip():
+        return "full_time" if kind else None
+    return None
+
+
+def _remote(*texts: str | None) -> str | None:
+    head = " ".join(t for t in texts if t).lower()
+    if re.search(r"远程|remote|居家|在家办公|分布式办公|telecommute", head):
+        return "remote"
+    return None
+
+
+def _posted(value: Any) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def private_normalize(record: dict[str, Any]) -> NormalizedPosting:
+    title = _clean(record.get("title")) or "(untitled)"
+    description = _clean(record.get("description"))
+    posting = NormalizedPosting(
+        source=f"eval_{record['origin']}",
+        external_id=record["id"],
+        title=title,
+        company=record.get("company"),
+        location_raw=record.get("location"),
+        cities=_cities(record.get("location")),
+        remote=_remote(record.get("location"), title, description[:300]),
+        job_type=_job_type(record.get("employment_type_text"), title),
+        description_text=description,
+        url=record.get("url"),
+        posted_at=_posted(record.get("posted_at")),
+        language="zh" if re.search(r"[\u4e00-\u9fff]", title + description[:200]) else "en",
+    )
+    posting.content_hash = content_hash(posting)
+    return posting
+
+
+def _dedupe_key(posting: NormalizedPosting) -> str:
+    try:
+        from jobpipe.store.dedupe import dedupe_key
+
+        return dedupe_key(posting)
+    except ImportError:
+        return f"{(posting.company or '').lower()}|{posting.title.lower()}|{posting.cities[:1]}"
+
+
+def _private_load(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> dict[str, int]:
+    rows = []
+    for p in postings:
+        tokens = search_tokens(" ".join(filter(None, [p.title, p.company, " ".join(p.cities), p.location_raw,
+                                                       p.description_text])))
+        rows.append((p.source, p.external_id, p.title, p.company, p.location_raw, p.cities, p.remote, p.job_type,
+                     p.description_text, p.url, p.posted_at, p.language, p.content_hash, record_hash(p),
+                     _dedupe_key(p), tokens))
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO jobs (source, external_id, title, company, location_raw, cities, remote, job_type,"
+            " description_text, url, posted_at, language, content_hash, record_hash, dedupe_key, search_tokens)"
+            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+            rows,
+        )
+    conn.commit()
+    return {(s, e): i for i, s, e in conn.execute("SELECT job_id, source, external_id FROM jobs")}
+
+
+# ---------------------------------------------------------------- public entry point
+def load_eval_corpus(conn: psycopg.Connection, postings_path: Path, embedder: Any) -> tuple[dict[int, str], str]:
+    """Load the corpus and its vectors; return job_id -> eval id, and which loader ran."""
+    records = [json.loads(line) for line in postings_path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    loader = "private"
+    try:
+        from jobpipe.normalize import normalize_posting  # type: ignore[import-not-found]
+        from jobpipe.store import sync_job_embeddings, upsert_jobs  # type: ignore[attr-defined]
+
+        loader = "pipeline"
+    except ImportError:
+        normalize_posting = None  # type: ignore[assignment]
+    if loader == "pipeline":
+        return _pipeline_load(conn, records, embedder, normalize_posting, upsert_jobs, sync_job_embeddings)
+    postings = [private_normalize(r) for r in records]
+    ids = _private_load(conn, postings)
+    by_job = {ids[(p.source, p.external_id)]: p for p in postings}
+    job_ids = list(by_job)
+    vectors = cached_document_vectors(embedder, [embedding_text(by_job[j]) for j in job_ids])
+    _insert_vectors(conn, embedder, job_ids, [by_job[j].content_hash for j in job_ids], vectors)
+    return {j: by_job[j].external_id for j in job_ids}, loader
+
+
+def _pipeline_load(conn, records, embedder, normalize_posting, upsert_jobs, sync_job_embeddings):
+    """The real stages. Their exact signatures may still move: adapt here when they land."""
+    raws = [RawPosting(source=f"eval_{r['origin']}", external_id=r["id"], format="eval", payload=r, url=r.get("url"))
+            for r in records]
+    postings = []
+    for raw, r in zip(raws, records):
+        fields = PostingFields(title=r.get("title"), company=r.get("company"), location=r.get("location"),
+                               salary_text=r.get("salary_text"), employment_type=r.get("employment_type_text"),
+                               description=r.get("description"), url=r.get("url"), posted_at=r.get("posted_at"))
+        postings.append(normalize_posting(raw, fields))
+    upsert_jobs(conn, [p for p in postings if p is not None])
+    # Warm the on-disk cache so sync does not recompute vectors already computed once.
+    sync_job_embeddings(conn, embedder)
+    ids = {i: e for i, e in conn.execute("SELECT job_id, external_id FROM jobs")}
+    return ids, "pipeline"
+
+
+def _insert_vectors(conn, embedder, job_ids, hashes, vectors) -> None:
+    from pgvector.psycopg import register_vector
+
+    register_vector(conn)
+    conn.execute(
+        "INSERT INTO embedding_models (model, dims, state, activated_at) VALUES (%s, %s, 'active', now())",
+        (embedder.model, embedder.dims),
+    )
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO job_embeddings (job_id, model, dims, content_hash, embedding) VALUES (%s, %s, %s, %s, %s)",
+            [(j, embedder.model, embedder.dims, h, np.asarray(v, np.float32)) for j, h, v in zip(job_ids, hashes, vectors)],
+        )
+    conn.commit()
+
+
+def build_vector_index(conn: psycopg.Connection, model: str, dims: int) -> None:
+    """The store's per-model partial HNSW index, in the exact form search expects."""
+    name = "job_embeddings_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model.lower())[:40]
+    conn.execute(
+        f"CREATE INDEX IF NOT EXISTS {name} ON job_embeddings USING hnsw ((embedding::vector({int(dims)})) "
+        f"vector_cosine_ops) WHERE model = {psycopg.sql.Literal(model).as_string(conn)}"
+    )
+    conn.execute("ANALYZE jobs")
+    conn.execute("ANALYZE job_embeddings")
+    conn.commit()

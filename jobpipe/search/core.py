@@ -1,0 +1,202 @@
+"""Hybrid job search: vector leg + keyword leg, fused by reciprocal rank, filtered in SQL.
+
+Each leg returns its best ``depth`` postings that satisfy the filters; the fused ranking is
+collapsed to one result per duplicate group (``jobs.dedupe_key``). A leg that cannot run
+(no embedder, no active model yet, a query with no words) is skipped and the response says
+why in ``notes``, so callers (HTTP, MCP) never fail just because vectors are not there yet.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import psycopg
+
+from jobpipe.search.filters import build_filter_sql
+from jobpipe.search.fusion import RRF_K, reciprocal_rank_fusion
+from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
+from jobpipe.search.query_terms import query_concepts
+from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
+from jobpipe.search.vector import active_model, choose_plan, embed_query, vector_candidates
+
+MODES = ("hybrid", "vector", "keyword")
+#: Leg weights in the fusion (equal: see docs/search.md for the dev-set comparison).
+LEG_WEIGHTS = {"vector": 1.0, "keyword": 1.0}
+
+T = TypeVar("T")
+
+_FETCH_SQL = """
+SELECT job_id, source, external_id, title, company, cities, salary_min, salary_max, salary_currency,
+       salary_period, salary_months, salary_negotiable, url, posted_at, dedupe_key, remote, job_type
+FROM jobs WHERE job_id = ANY(%s)
+"""
+
+
+def _depth(top_k: int) -> int:
+    """Rows each leg returns: enough for fusion to matter and duplicates to collapse."""
+    return max(100, 2 * top_k + 50)
+
+
+def _timed(timings: dict[str, float], stage: str, fn: Callable[[], T]) -> T:
+    start = time.perf_counter()
+    try:
+        return fn()
+    finally:
+        timings[stage] = timings.get(stage, 0.0) + (time.perf_counter() - start) * 1000.0
+
+
+def search(
+    conn: psycopg.Connection,
+    query: str,
+    filters: SearchFilters = SearchFilters(),
+    *,
+    top_k: int = 10,
+    embedder: Any = None,
+    mode: str = "hybrid",
+    collapse_duplicates: bool = True,
+    debug: bool = False,
+    rrf_k: float = RRF_K,
+) -> SearchResponse:
+    """Rank open postings for ``query`` under ``filters``.
+
+    ``mode``: "hybrid" (both legs, fused), "vector" or "keyword" (one leg, for comparison).
+    ``embedder`` (``embed_queries``, ``model``, ``dims``) must be the active model's, else the
+    vector leg is skipped with a note. Raises ValueError on an unknown mode or bad filter value.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    if top_k < 1:
+        raise ValueError("top_k must be >= 1")
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    notes: list[str] = []
+    info: dict[str, Any] = {}
+    fsql = build_filter_sql(filters)
+    depth = _depth(top_k)
+    text = " ".join((query or "").split())
+    lists: dict[str, list[int]] = {}
+    leg_scores: dict[str, dict[int, float]] = {}
+    model_name: str | None = None
+
+    if mode in ("hybrid", "vector"):
+        model_name = _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, lists, leg_scores)
+        if mode == "vector" and "vector" not in lists:
+            notes.append("vector search unavailable: answered by keyword search")
+    if mode in ("hybrid", "keyword") or "vector" not in lists:
+        _keyword_leg(conn, text, filters, fsql, depth, timings, info, lists, leg_scores)
+    effective = "hybrid" if len(lists) == 2 else next(iter(lists), "browse")
+    if not lists:
+        hits = _timed(timings, "keyword", lambda: browse_candidates(conn, fsql, depth))
+        lists["browse"] = [h.job_id for h in hits]
+        notes.append("no searchable words in the query: newest matching postings first")
+
+    fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(lists, k=rrf_k, weights=LEG_WEIGHTS))
+    results = _timed(timings, "fetch", lambda: _results(conn, fused, leg_scores, top_k, collapse_duplicates))
+    timings["total"] = (time.perf_counter() - started) * 1000.0
+    return SearchResponse(
+        results=results,
+        timings_ms={k: round(v, 3) for k, v in timings.items()} if debug else {},
+        model=model_name,
+        mode=effective,
+        notes=notes,
+        debug=(info | {"filters": fsql.resolved}) if debug else {},
+    )
+
+
+def _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, lists, leg_scores) -> str | None:
+    if not text:
+        return None
+    if embedder is None:
+        notes.append("no embedder configured: keyword search only")
+        return None
+    model = active_model(conn)
+    if model is None:
+        notes.append("no active embedding model yet (postings not embedded): keyword search only")
+        return None
+    embedder_model = getattr(embedder, "model", None)
+    if embedder_model != model.model or int(getattr(embedder, "dims", model.dims)) != model.dims:
+        notes.append(f"embedder {embedder_model!r} is not the active model {model.model!r}: keyword search only")
+        return model.model
+    vector, cached = _timed(timings, "embed", lambda: embed_query(embedder, text))
+    info["embed_cached"] = cached
+    plan = _timed(timings, "vector", lambda: choose_plan(conn, fsql))
+    hits = _timed(timings, "vector", lambda: vector_candidates(conn, model, vector, fsql, depth, plan))
+    info["vector_plan"] = {"method": plan.method, "filter_rows": plan.filter_rows}
+    lists["vector"] = [h.job_id for h in hits]
+    leg_scores["vector"] = {h.job_id: 1.0 - h.distance for h in hits}
+    return model.model
+
+
+def _keyword_leg(conn, text, filters, fsql, depth, timings, info, lists, leg_scores) -> None:
+    concepts = query_concepts(text, filters) if text else []
+    if not concepts:
+        return
+    prepared = _timed(timings, "keyword", lambda: prepare_concepts(conn, concepts))
+    info["keyword_concepts"] = [
+        {"label": c.label, "alternatives": [{"body": a.body_q, "title": a.title_q, "weight": a.weight,
+                                             "idf": round(a.idf, 3)} for a in c.alts]}
+        for c in prepared
+    ]
+    if not prepared:
+        return
+    hits = _timed(timings, "keyword", lambda: keyword_candidates(conn, prepared, fsql, depth))
+    lists["keyword"] = [h.job_id for h in hits]
+    leg_scores["keyword"] = {h.job_id: h.score for h in hits}
+
+
+def _results(conn, fused, leg_scores, top_k: int, collapse: bool) -> list[SearchResult]:
+    if not fused:
+        return []
+    rows = {r[0]: r for r in conn.execute(_FETCH_SQL, ([f.job_id for f in fused],))}
+    results: list[SearchResult] = []
+    by_group: dict[str, SearchResult] = {}
+    for item in fused:
+        row = rows.get(item.job_id)
+        if row is None:
+            continue   # deleted between the legs and the fetch
+        group = row[14] if collapse and row[14] else None
+        if group is not None and group in by_group:
+            by_group[group].extra.setdefault("duplicate_job_ids", []).append(item.job_id)
+            continue
+        if len(results) >= top_k:
+            if not collapse:
+                break
+            continue   # keep walking only to attach later duplicates to shown results
+        result = _result(row, item, leg_scores)
+        results.append(result)
+        if group is not None:
+            by_group[group] = result
+    return results
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _result(row, item, leg_scores) -> SearchResult:
+    extra: dict[str, Any] = {"remote": row[15], "job_type": row[16]}
+    if "vector" in item.ranks:
+        extra["vector_similarity"] = round(leg_scores["vector"][item.job_id], 6)
+    if "keyword" in item.ranks:
+        extra["keyword_score"] = round(leg_scores["keyword"][item.job_id], 6)
+    return SearchResult(
+        job_id=row[0],
+        source=row[1],
+        external_id=row[2],
+        title=row[3],
+        company=row[4],
+        cities=list(row[5] or []),
+        salary={
+            "min": _num(row[6]), "max": _num(row[7]), "currency": row[8], "period": row[9],
+            "months_per_year": row[10], "negotiable": bool(row[11]),
+        },
+        url=row[12],
+        posted_at=row[13],
+        score=round(item.score, 8),
+        vector_rank=item.ranks.get("vector"),
+        keyword_rank=item.ranks.get("keyword"),
+        fused_score=round(item.score, 8),
+        extra=extra,
+    )

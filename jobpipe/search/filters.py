@@ -1,0 +1,123 @@
+"""Search filters -> one SQL condition on ``jobs j``, shared by the vector and keyword legs.
+
+Both legs filter inside SQL (never after retrieval), so a selective filter cannot empty a
+result list that had matches further down. Values are always bound parameters.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from jobpipe.search.resolve import canonical_skill, resolve_city
+from jobpipe.search.types import SearchFilters
+
+JOB_TYPES = frozenset({"full_time", "part_time", "intern", "campus", "contract"})
+#: Currency assumed for ``salary_min`` when the caller gives none.
+DEFAULT_CURRENCY = "USD"
+
+
+@functools.lru_cache(maxsize=1)
+def fx_rates() -> dict[str, float]:
+    """Approximate USD per unit of each currency (data file, for filtering only)."""
+    text = resources.files("jobpipe.search").joinpath("data/fx_rates.json").read_text(encoding="utf-8")
+    return {k: float(v) for k, v in json.loads(text).items() if not k.startswith("_")}
+
+
+@dataclass
+class FilterSQL:
+    """A condition on alias ``j`` plus its parameters; ``selective`` is False for the default only."""
+
+    where: str
+    params: dict[str, Any]
+    selective: bool
+    resolved: dict[str, Any] = field(default_factory=dict)   # what the filters resolved to (for debug)
+
+
+def build_filter_sql(filters: SearchFilters) -> FilterSQL:
+    """Translate ``filters`` into SQL. Raises ValueError on values that cannot mean anything."""
+    clauses: list[str] = []
+    params: dict[str, Any] = {}
+    resolved: dict[str, Any] = {}
+
+    if not filters.include_closed:
+        clauses.append("j.closed_at IS NULL")
+
+    if filters.city:
+        city = resolve_city(filters.city)
+        if city:
+            # cities holds canonical English names (GIN-indexed array).
+            clauses.append("j.cities @> ARRAY[%(f_city)s]::text[]")
+            params["f_city"] = city
+        else:
+            # A city neither table knows: match its name in the stored cities or raw location.
+            clauses.append(
+                "(EXISTS (SELECT 1 FROM unnest(j.cities) AS c WHERE lower(c) = lower(%(f_city)s))"
+                " OR j.location_raw ILIKE %(f_city_like)s)"
+            )
+            params["f_city"] = filters.city.strip()
+            params["f_city_like"] = "%" + _escape_like(filters.city.strip()) + "%"
+        resolved["city"] = city or filters.city.strip()
+
+    if filters.job_type:
+        if filters.job_type not in JOB_TYPES:
+            raise ValueError(f"job_type must be one of {sorted(JOB_TYPES)}, not {filters.job_type!r}")
+        clauses.append("j.job_type = %(f_job_type)s")
+        params["f_job_type"] = filters.job_type
+
+    if filters.remote is True:
+        # Fully remote only: a hybrid role still requires living near an office.
+        clauses.append("j.remote = 'remote'")
+    elif filters.remote is False:
+        clauses.append("j.remote IS DISTINCT FROM 'remote'")
+
+    if filters.salary_min is not None:
+        currency = (filters.currency or DEFAULT_CURRENCY).upper()
+        rates = fx_rates()
+        if currency not in rates:
+            raise ValueError(f"unknown currency {currency!r}; known: {sorted(rates)}")
+        # Same currency: compare as stated. Other currencies: convert both sides to USD.
+        cases = " ".join(f"WHEN '{code}' THEN {rate!r}" for code, rate in sorted(rates.items()))
+        clauses.append(
+            "j.salary_annual_max IS NOT NULL AND ("
+            "(j.salary_currency = %(f_currency)s AND j.salary_annual_max >= %(f_salary_min)s)"
+            f" OR (j.salary_currency <> %(f_currency)s AND j.salary_annual_max * (CASE j.salary_currency {cases} END)"
+            " >= %(f_salary_min_usd)s))"
+        )
+        params["f_currency"] = currency
+        params["f_salary_min"] = float(filters.salary_min)
+        params["f_salary_min_usd"] = float(filters.salary_min) * rates[currency]
+        resolved["currency"] = currency
+
+    if filters.skills:
+        canonical, unknown = [], []
+        for skill in filters.skills:
+            if not skill or not skill.strip():
+                continue
+            name = canonical_skill(skill)
+            (canonical if name else unknown).append(name or skill.strip())
+        if canonical:
+            clauses.append("j.skills @> %(f_skills)s::text[]")
+            params["f_skills"] = canonical
+        for i, skill in enumerate(unknown):
+            # Not in the taxonomy: a case-insensitive match on the stored names.
+            clauses.append(f"EXISTS (SELECT 1 FROM unnest(j.skills) AS s WHERE lower(s) = lower(%(f_skill_{i})s))")
+            params[f"f_skill_{i}"] = skill
+        resolved["skills"] = canonical + unknown
+
+    if filters.posted_within_days is not None:
+        if filters.posted_within_days < 0:
+            raise ValueError("posted_within_days must be >= 0")
+        # Postings without a date are excluded: their age is unknown.
+        clauses.append("j.posted_at >= now() - make_interval(days => %(f_days)s)")
+        params["f_days"] = int(filters.posted_within_days)
+
+    selective = bool(params) or filters.remote is not None
+    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved)
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,182 @@
+"""A user's query -> weighted keyword concepts for the full-text leg.
+
+Real queries mix languages and restate their filters ("北京的测试工程师" with city=Beijing),
+and a Chinese query is often looking for an English posting. So, before the database sees
+them, query words are:
+
+* stripped of words a structured filter already captures (the city, the job type, "remote"):
+  every candidate satisfies them, so they only add noise, and postings in the other language
+  never contain them;
+* grouped into *concepts*: one query word plus its alternatives (its English plural/singular,
+  its canonical skill name, its translations from the bilingual job-term list kept as data in
+  ``data/job_terms.txt``). A posting earns a concept's weight once, through its best-matching
+  alternative, so a translation helps a cross-lingual match without double counting.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from importlib import resources
+
+from jobpipe.search.resolve import _FALLBACK_CITIES, canonical_skill, city_aliases, resolve_city
+from jobpipe.search.types import SearchFilters
+from jobpipe.text.tokenize import tokenize
+
+#: Weight of an alternative relative to the word the user typed.
+TRANSLATION_WEIGHT = 0.7
+VARIANT_WEIGHT = 0.9
+
+_CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+# Words that say "I want a job" rather than which job.
+_QUERY_STOP = frozenset(
+    "job jobs position positions role roles opening openings opportunity hiring looking want need "
+    "work working company 岗位 职位 工作 机会 招 招人 找 想 一个 一家 相关 方向 要求 可以 能够 优先".split()
+)
+
+_JOB_TYPE_WORDS: dict[str, tuple[str, ...]] = {
+    "intern": ("实习生", "实习", "internships", "internship", "interns", "intern"),
+    "campus": ("校园招聘", "校招", "应届毕业生", "应届生", "应届", "new grads", "new grad", "graduates", "campus"),
+    "part_time": ("兼职", "part-time", "part time", "parttime"),
+    "full_time": ("全职", "full-time", "full time", "fulltime"),
+    "contract": ("合同工", "外包", "contractor", "contract"),
+}
+_REMOTE_WORDS = ("远程办公", "远程工作", "远程", "居家办公", "在家办公", "分布式办公", "remote-first", "remotely", "remote", "wfh")
+
+
+@dataclass
+class Alternative:
+    text: str          # tokenized with the same tokenizer as postings, then given to the database
+    weight: float
+
+
+@dataclass
+class Concept:
+    label: str
+    alternatives: list[Alternative] = field(default_factory=list)
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+@functools.lru_cache(maxsize=1)
+def _term_groups() -> dict[str, tuple[str, ...]]:
+    """term -> every term of its group (job vocabulary + city names in both languages)."""
+    text = resources.files("jobpipe.search").joinpath("data/job_terms.txt").read_text(encoding="utf-8")
+    groups: list[list[str]] = []
+    for line in text.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line:
+            groups.append([_fold(t.strip()) for t in line.split("|") if t.strip()])
+    by_city: dict[str, list[str]] = {}
+    for alias, city in _FALLBACK_CITIES.items():
+        by_city.setdefault(city, [city.lower()]).append(alias)
+    groups.extend(by_city.values())
+    index: dict[str, set[str]] = {}
+    for group in groups:
+        for term in group:
+            index.setdefault(term, set()).update(group)
+    return {term: tuple(sorted(members)) for term, members in index.items()}
+
+
+def _strip_words(text: str, words: list[str]) -> str:
+    for word in sorted(set(words), key=len, reverse=True):
+        if not word:
+            continue
+        if _CJK_CHAR.search(word):
+            text = text.replace(word, " ")
+        else:
+            text = re.sub(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", " ", text)
+    return text
+
+
+def filter_words(filters: SearchFilters) -> list[str]:
+    """Query words that only restate an active filter."""
+    words: list[str] = []
+    if filters.city:
+        city = resolve_city(filters.city)
+        words.append(_fold(filters.city))
+        if city:
+            words.extend(_fold(a) for a in city_aliases(city))
+    if filters.job_type:
+        words.extend(_JOB_TYPE_WORDS.get(filters.job_type, ()))
+    if filters.remote:
+        words.extend(_REMOTE_WORDS)
+    return words
+
+
+def _dictionary_matches(text: str) -> list[str]:
+    """Dictionary terms in ``text``, longest first, never two overlapping.
+
+    Chinese terms match as substrings (jieba may split a term the list knows, e.g. 后端);
+    Latin terms match whole words.
+    """
+    groups = _term_groups()
+    taken = [False] * len(text)
+    found: list[str] = []
+    for term in sorted(groups, key=len, reverse=True):
+        if len(term) < 2:
+            continue
+        if _CJK_CHAR.search(term):
+            pattern = re.escape(term)
+        else:
+            pattern = rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9+#])"
+        for match in re.finditer(pattern, text):
+            if not any(taken[match.start():match.end()]):
+                for i in range(match.start(), match.end()):
+                    taken[i] = True
+                found.append(term)
+    return found
+
+
+def _english_variants(token: str) -> list[str]:
+    if not token.isascii() or not token.isalpha() or len(token) < 4:
+        return []
+    if token.endswith("ies") and len(token) > 4:
+        return [token[:-3] + "y"]
+    if token.endswith("s") and not token.endswith("ss"):
+        return [token[:-1]]
+    if token.endswith("y"):
+        return [token[:-1] + "ies"]
+    return [token + "s"]
+
+
+def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list[Concept]:
+    """The weighted concepts the keyword leg scores postings on (empty when nothing is left)."""
+    text = _strip_words(_fold(query), filter_words(filters))
+    concepts: list[Concept] = []
+    seen: set[str] = set()
+    for token in tokenize(text):
+        if token in seen or token in _QUERY_STOP:
+            continue
+        seen.add(token)
+        concept = Concept(token, [Alternative(token, 1.0)])
+        for variant in _english_variants(token):
+            concept.alternatives.append(Alternative(variant, VARIANT_WEIGHT))
+        skill = canonical_skill(token)
+        if skill and _fold(skill) != token:
+            concept.alternatives.append(Alternative(_fold(skill), VARIANT_WEIGHT))
+        concept.alternatives.extend(
+            Alternative(t, TRANSLATION_WEIGHT) for t in _term_groups().get(token, ()) if t != token
+        )
+        concepts.append(concept)
+    groups = _term_groups()
+    by_label = {c.label: c for c in concepts}
+    for term in _dictionary_matches(text):
+        others = [t for t in groups[term] if t != term]
+        if not others:
+            continue
+        # A term that is one query word widens that word's concept; a longer term (a
+        # phrase, or a Chinese word jieba splits) is a concept of its own.
+        concept = by_label.get(term)
+        if concept is None:
+            concept = Concept(term, [Alternative(term, 1.0)])
+            concepts.append(concept)
+            by_label[term] = concept
+        known = {a.text for a in concept.alternatives}
+        concept.alternatives.extend(Alternative(t, TRANSLATION_WEIGHT) for t in others if t not in known)
+    return concepts

@@ -1,0 +1,171 @@
+"""The vector leg: the active model's HNSW index, or an exact scan when a filter is selective.
+
+A filtered HNSW query walks the graph in distance order and drops rows the filter rejects;
+with a ~1% filter it returns almost nothing (PLATFORM.md measured recall 0.04). So the
+filter's selectivity is estimated first by counting matching rows, capped (cheap with the
+filter indexes): a small set is scanned exactly (every match, true order, a few ms); a
+large one goes through HNSW with ``hnsw.iterative_scan = relaxed_order``, which keeps
+walking until enough rows pass the filter.
+
+The SQL matches the store's per-model partial index exactly:
+``USING hnsw ((embedding::vector(DIMS)) vector_cosine_ops) WHERE model = '<model>'``.
+The model name is inlined as a literal (never a bound parameter) so that even a generic
+prepared plan can prove the partial index's predicate.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+from jobpipe.search.filters import FilterSQL
+
+#: At most this many filter matches: exact scan (PLATFORM.md: 200 rows exact ~3 ms).
+EXACT_MAX_ROWS = 3000
+#: HNSW candidate list size; at least the number of rows asked for.
+EF_SEARCH = 100
+#: Bounds of the tuples an iterative scan may visit when a filter is moderately selective.
+MIN_SCAN_TUPLES = 20_000
+MAX_SCAN_TUPLES = 400_000
+
+
+@dataclass(frozen=True)
+class ActiveModel:
+    model: str
+    dims: int
+
+
+def active_model(conn: psycopg.Connection) -> ActiveModel | None:
+    row = conn.execute("SELECT model, dims FROM embedding_models WHERE state = 'active'").fetchone()
+    return ActiveModel(row[0], int(row[1])) if row else None
+
+
+class QueryVectorCache:
+    """LRU of query vectors per (model, query): agents repeat and page through queries."""
+
+    def __init__(self, size: int = 2048):
+        self.size = size
+        self._items: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, model: str, query: str) -> np.ndarray | None:
+        with self._lock:
+            vector = self._items.get((model, query))
+            if vector is not None:
+                self._items.move_to_end((model, query))
+            return vector
+
+    def put(self, model: str, query: str, vector: np.ndarray) -> None:
+        with self._lock:
+            self._items[(model, query)] = vector
+            self._items.move_to_end((model, query))
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+QUERY_CACHE = QueryVectorCache()
+
+
+def embed_query(embedder: Any, query: str, cache: QueryVectorCache = QUERY_CACHE) -> tuple[np.ndarray, bool]:
+    """The query's vector and whether it came from the cache."""
+    model = str(getattr(embedder, "model", type(embedder).__name__))
+    key = " ".join(query.split())
+    vector = cache.get(model, key)
+    if vector is not None:
+        return vector, True
+    vector = np.asarray(embedder.embed_queries([key])[0], dtype=np.float32)
+    cache.put(model, key, vector)
+    return vector, False
+
+
+@dataclass
+class VectorHit:
+    job_id: int
+    distance: float
+
+
+@dataclass
+class VectorPlan:
+    method: str                 # "hnsw" | "hnsw_iterative" | "exact"
+    filter_rows: int | None     # matching rows counted (capped), None when not counted
+
+
+def choose_plan(conn: psycopg.Connection, fsql: FilterSQL) -> VectorPlan:
+    if not fsql.selective:
+        return VectorPlan("hnsw", None)   # only open/closed: iterative scan covers the closed few
+    row = conn.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM jobs j WHERE {fsql.where} LIMIT {EXACT_MAX_ROWS + 1}) s",
+        fsql.params,
+    ).fetchone()
+    count = int(row[0]) if row else 0
+    return VectorPlan("exact" if count <= EXACT_MAX_ROWS else "hnsw_iterative", count)
+
+
+def vector_candidates(
+    conn: psycopg.Connection, model: ActiveModel, query_vector: np.ndarray, fsql: FilterSQL, limit: int,
+    plan: VectorPlan,
+) -> list[VectorHit]:
+    if plan.filter_rows == 0:
+        return []
+    params: dict[str, Any] = dict(fsql.params)
+    params["qv"] = np.asarray(query_vector, dtype=np.float32)
+    if plan.method == "exact":
+        return [VectorHit(r[0], float(r[1])) for r in conn.execute(exact_sql(model, fsql, limit), params)]
+    query = hnsw_sql(model, fsql, limit)
+    ef_search = max(EF_SEARCH, int(limit))
+    scan_tuples = MIN_SCAN_TUPLES
+    if plan.method == "hnsw_iterative" and plan.filter_rows:
+        total = _embedded_rows(conn, model)
+        # Expect to visit limit / selectivity tuples; allow a margin, within bounds.
+        scan_tuples = int(min(MAX_SCAN_TUPLES, max(MIN_SCAN_TUPLES, 4 * limit * total / plan.filter_rows)))
+    with conn.transaction():
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef_search)))
+        conn.execute(sql.SQL("SET LOCAL hnsw.max_scan_tuples = {}").format(sql.Literal(scan_tuples)))
+        rows = conn.execute(query, params).fetchall()
+    hits = [VectorHit(r[0], float(r[1])) for r in rows]
+    hits.sort(key=lambda h: (h.distance, h.job_id))   # relaxed_order may return slightly out of order
+    return hits
+
+
+def exact_sql(model: ActiveModel, fsql: FilterSQL, limit: int) -> sql.Composed:
+    """Exact nearest neighbours among the filtered rows.
+
+    cosine_distance() instead of <=>: the function form never matches the index, so this is
+    a true exact scan over the filtered rows, whatever the planner estimates.
+    """
+    cast = sql.SQL("vector({})").format(sql.Literal(int(model.dims)))
+    return sql.SQL(
+        "SELECT e.job_id, cosine_distance(e.embedding::{cast}, %(qv)s::{cast}) AS dist "
+        "FROM jobs j JOIN job_embeddings e ON e.job_id = j.job_id AND e.model = {model} "
+        "WHERE {where} ORDER BY dist, e.job_id LIMIT {limit}"
+    ).format(cast=cast, model=sql.Literal(model.model), where=sql.SQL(fsql.where), limit=sql.Literal(int(limit)))
+
+
+def hnsw_sql(model: ActiveModel, fsql: FilterSQL, limit: int) -> sql.Composed:
+    """Approximate nearest neighbours through the model's partial HNSW index.
+
+    ``fsql.where`` is built by filters.py from fixed fragments; its values are parameters.
+    """
+    cast = sql.SQL("vector({})").format(sql.Literal(int(model.dims)))
+    return sql.SQL(
+        "SELECT e.job_id, (e.embedding::{cast} <=> %(qv)s::{cast}) AS dist "
+        "FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
+        "WHERE e.model = {model} AND {where} "
+        "ORDER BY e.embedding::{cast} <=> %(qv)s::{cast} LIMIT {limit}"
+    ).format(cast=cast, model=sql.Literal(model.model), where=sql.SQL(fsql.where), limit=sql.Literal(int(limit)))
+
+
+def _embedded_rows(conn: psycopg.Connection, model: ActiveModel) -> float:
+    row = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'job_embeddings'::regclass").fetchone()
+    return float(row[0]) if row and row[0] and row[0] > 0 else float(EXACT_MAX_ROWS * 10)

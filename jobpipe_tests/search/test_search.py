@@ -1,0 +1,259 @@
+"""search() against the real PostgreSQL: both legs, fusion, every filter, collapse, fallbacks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jobpipe.search import SearchFilters, search
+from jobpipe.search import vector as vector_module
+from jobpipe.search.filters import build_filter_sql
+from jobpipe.search.vector import ActiveModel, QUERY_CACHE, hnsw_sql
+from jobpipe_tests.search.helpers import DIMS, MODEL, ConceptEmbedder, activate_model, embed_jobs, insert_job
+
+
+@pytest.fixture
+def corpus(db):
+    """A small bilingual catalogue; returns external_id -> job_id."""
+    ids = {}
+    ids["go_bj"] = insert_job(db, "go_bj", "后端开发工程师（Go）", company="字节跳动", cities=["Beijing"],
+                              description="负责推荐系统后端服务开发，熟悉 Golang 和 Kubernetes，有高并发经验。",
+                              job_type="full_time", skills=["Go", "Kubernetes"], posted_days_ago=3,
+                              salary={"min": 30000, "max": 50000, "currency": "CNY", "period": "month",
+                                      "annual_min": 360000, "annual_max": 600000})
+    ids["go_sf"] = insert_job(db, "go_sf", "Senior Backend Engineer, Go", company="Acme", cities=["San Francisco"],
+                              description="Build distributed payment services in Go on Kubernetes.",
+                              job_type="full_time", skills=["Go"], posted_days_ago=40, dedupe_key="acme|backend|sf",
+                              salary={"min": 150000, "max": 200000, "currency": "USD", "period": "year",
+                                      "annual_min": 150000, "annual_max": 200000})
+    ids["go_sf_copy"] = insert_job(db, "go_sf_copy", "Senior Backend Engineer (Go)", source="other_board",
+                                   company="Acme Inc.", cities=["San Francisco"],
+                                   description="Build distributed payment services in Go on Kubernetes.",
+                                   job_type="full_time", skills=["Go"], posted_days_ago=41,
+                                   dedupe_key="acme|backend|sf")
+    ids["da_sh"] = insert_job(db, "da_sh", "数据分析实习生", company="哔哩哔哩", cities=["Shanghai"],
+                              description="参与用户增长数据分析，熟练使用 SQL 和 Python，每周实习4天。",
+                              job_type="intern", skills=["SQL", "Python"], posted_days_ago=1)
+    ids["da_sg"] = insert_job(db, "da_sg", "Data Analyst", company="Shopee", cities=["Singapore"],
+                              description="Analyse marketplace data with SQL and Python dashboards.",
+                              job_type="full_time", remote="hybrid", skills=["SQL", "Python"], posted_days_ago=10)
+    ids["sol"] = insert_job(db, "sol", "智能合约工程师（远程）", cities=[], remote="remote", job_type="contract",
+                            description="使用 Solidity 开发 DeFi 协议，远程办公，按月结算 USDT。",
+                            skills=["Solidity"], posted_days_ago=5,
+                            salary={"min": 3000, "max": 5000, "currency": "USDT", "period": "month",
+                                    "annual_min": 36000, "annual_max": 60000})
+    ids["fe_closed"] = insert_job(db, "fe_closed", "前端开发工程师", cities=["Beijing"], job_type="full_time",
+                                  description="React 前端开发。", closed=True, posted_days_ago=30)
+    ids["vet"] = insert_job(db, "vet", "Veterinary assistant", company="Happy Paws Clinic", cities=["Beijing"],
+                            description="Care for animals at our clinic.", job_type="part_time", posted_days_ago=2)
+    db.commit()
+    return ids
+
+
+def _ids(response):
+    return [r.external_id for r in response.results]
+
+
+def test_chinese_query_finds_chinese_posting_by_keyword(db, corpus):
+    response = search(db, "后端开发 推荐系统", mode="keyword")
+    assert response.mode == "keyword"
+    assert _ids(response)[0] == "go_bj"
+    assert response.results[0].keyword_rank == 1 and response.results[0].vector_rank is None
+
+
+def test_english_query_finds_english_posting_by_keyword(db, corpus):
+    response = search(db, "payment services engineer", mode="keyword")
+    assert _ids(response)[0] in {"go_sf", "go_sf_copy"}
+    assert "da_sh" not in _ids(response)
+
+
+def test_cross_lingual_keyword_match_through_term_dictionary(db, corpus):
+    # "数据分析师" is not in the English posting; the bilingual term list adds "data analyst".
+    response = search(db, "数据分析师", SearchFilters(city="新加坡"), mode="keyword")
+    assert _ids(response) == ["da_sg"]
+
+
+def test_title_match_outranks_description_mention(db, corpus):
+    insert_job(db, "mentions", "运营专员", cities=["Shanghai"], description="与数据分析团队合作，偶尔需要看数据分析报表。")
+    db.commit()
+    response = search(db, "数据分析", mode="keyword")
+    assert _ids(response)[0] == "da_sh"
+
+
+def test_vector_leg_finds_what_keywords_cannot(db, corpus):
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    keyword_only = search(db, "宠物医院", mode="keyword")
+    assert "vet" not in _ids(keyword_only)
+    response = search(db, "宠物医院", embedder=embedder, debug=True)
+    assert response.mode == "hybrid" and response.model == MODEL
+    vet = next(r for r in response.results if r.external_id == "vet")
+    assert vet.vector_rank == 1 and vet.keyword_rank is None
+    assert {"embed", "vector", "fetch", "fuse", "total"} <= set(response.timings_ms)
+
+
+def test_unfiltered_vector_query_can_use_the_partial_hnsw_index(db, corpus):
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    query = hnsw_sql(ActiveModel(MODEL, DIMS), build_filter_sql(SearchFilters()), 10)
+    params = {"qv": embedder.embed_queries(["后端"])[0]}
+    with db.transaction():
+        # A handful of rows: make the planner's other options expensive, as they are at scale.
+        db.execute("SET LOCAL enable_seqscan = off")
+        db.execute("SET LOCAL enable_sort = off")
+        plan = "\n".join(r[0] for r in db.execute(b"EXPLAIN " + query.as_bytes(db), params))
+    assert "job_embeddings_hnsw_test" in plan
+
+
+def test_rrf_puts_a_posting_found_by_both_legs_first(db, corpus):
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    response = search(db, "数据分析 SQL Python", embedder=embedder, top_k=5)
+    first = response.results[0]
+    assert first.vector_rank is not None and first.keyword_rank is not None
+    scores = [r.fused_score for r in response.results]
+    assert scores == sorted(scores, reverse=True)
+    expected = 1 / (60 + first.vector_rank) + 1 / (60 + first.keyword_rank)
+    assert first.score == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("city", ["北京", "Beijing", "beijing", "北京市"])
+def test_city_filter_accepts_chinese_and_english(db, corpus, city):
+    response = search(db, "工程师 engineer assistant", SearchFilters(city=city), mode="keyword")
+    assert set(_ids(response)) == {"go_bj", "vet"}   # fe_closed is Beijing too, but closed
+
+
+def test_job_type_filter(db, corpus):
+    response = search(db, "数据 data", SearchFilters(job_type="intern"), mode="keyword")
+    assert _ids(response) == ["da_sh"]
+    with pytest.raises(ValueError):
+        search(db, "x", SearchFilters(job_type="gig"))
+
+
+def test_remote_filter_means_fully_remote(db, corpus):
+    remote = search(db, "工程师 analyst", SearchFilters(remote=True), mode="keyword")
+    assert _ids(remote) == ["sol"]    # the hybrid Data Analyst is not remote
+    not_remote = search(db, "工程师 analyst", SearchFilters(remote=False), mode="keyword")
+    assert "sol" not in _ids(not_remote) and "da_sg" in _ids(not_remote)
+
+
+def test_salary_filter_same_and_converted_currency(db, corpus):
+    usd = search(db, "engineer 工程师", SearchFilters(salary_min=100_000, currency="USD"), mode="keyword")
+    # 600k CNY/year is ~84k USD: below 100k USD. The USD posting qualifies; unknown salaries never do.
+    assert _ids(usd) == ["go_sf"]
+    cny = search(db, "engineer 工程师", SearchFilters(salary_min=500_000, currency="CNY"), mode="keyword")
+    assert set(_ids(cny)) == {"go_bj", "go_sf"}    # 200k USD is ~1.4M CNY
+    usdt = search(db, "合约", SearchFilters(salary_min=50_000, currency="usdt"), mode="keyword")
+    assert _ids(usdt) == ["sol"]
+
+
+def test_skills_filter_requires_all(db, corpus):
+    both = search(db, "工程师 engineer", SearchFilters(skills=("Go", "Kubernetes")), mode="keyword")
+    assert _ids(both) == ["go_bj"]
+    any_case = search(db, "data 数据", SearchFilters(skills=("sql", "PYTHON")), mode="keyword")
+    assert set(_ids(any_case)) == {"da_sh", "da_sg"}
+
+
+def test_posted_within_days_filter(db, corpus):
+    response = search(db, "engineer 工程师 数据 data", SearchFilters(posted_within_days=7), mode="keyword")
+    assert set(_ids(response)) == {"go_bj", "da_sh", "sol"}
+
+
+def test_closed_postings_excluded_by_default(db, corpus):
+    assert "fe_closed" not in _ids(search(db, "前端开发", mode="keyword"))
+    assert "fe_closed" in _ids(search(db, "前端开发", SearchFilters(include_closed=True), mode="keyword"))
+
+
+def test_duplicates_collapse_to_the_best_result(db, corpus):
+    collapsed = search(db, "Senior Backend Engineer Go", SearchFilters(city="SF"), mode="keyword")
+    assert len(collapsed.results) == 1
+    shown = collapsed.results[0]
+    other = {"go_sf": corpus["go_sf_copy"], "go_sf_copy": corpus["go_sf"]}[shown.external_id]
+    assert shown.extra["duplicate_job_ids"] == [other]
+    expanded = search(db, "Senior Backend Engineer Go", SearchFilters(city="SF"), mode="keyword",
+                      collapse_duplicates=False)
+    assert set(_ids(expanded)) == {"go_sf", "go_sf_copy"}
+
+
+@pytest.mark.parametrize("forced_hnsw", [False, True])
+def test_selective_filter_is_not_starved(db, monkeypatch, forced_hnsw):
+    """3 matching postings far from the query among 200 near ones: all 3 must come back."""
+    embedder = ConceptEmbedder()
+    rng = np.random.default_rng(7)
+    query_vector = embedder.embed_queries(["后端 工程师"])[0]
+    vectors = {}
+    for i in range(200):
+        job_id = insert_job(db, f"near{i}", f"后端工程师 {i}", cities=["Shenzhen"])
+        vectors[job_id] = query_vector + rng.normal(0, 0.05, DIMS).astype(np.float32)
+    for i in range(3):
+        job_id = insert_job(db, f"far{i}", f"后端工程师 far {i}", cities=["Hangzhou"])
+        vectors[job_id] = -query_vector + rng.normal(0, 0.05, DIMS).astype(np.float32)
+    db.commit()
+    activate_model(db)
+    embed_jobs(db, embedder, vectors)
+    db.execute("ANALYZE jobs")
+    db.execute("ANALYZE job_embeddings")
+    if forced_hnsw:
+        monkeypatch.setattr(vector_module, "EXACT_MAX_ROWS", 0)
+    response = search(db, "后端 工程师", SearchFilters(city="杭州"), embedder=embedder, mode="vector", debug=True)
+    assert response.debug["vector_plan"]["method"] == ("hnsw_iterative" if forced_hnsw else "exact")
+    assert sorted(_ids(response)) == ["far0", "far1", "far2"]
+    assert all(r.vector_rank is not None for r in response.results)
+
+
+def test_no_embeddings_yet_means_keyword_only(db, corpus):
+    response = search(db, "后端开发", embedder=ConceptEmbedder())
+    assert response.mode == "keyword"
+    assert any("no active embedding model" in n for n in response.notes)
+    assert _ids(response)[0] == "go_bj"
+
+
+def test_no_embedder_means_keyword_only_and_says_so(db, corpus):
+    activate_model(db)
+    embed_jobs(db, ConceptEmbedder())
+    response = search(db, "后端开发")
+    assert response.mode == "keyword" and response.results
+    assert any("no embedder" in n for n in response.notes)
+    vector_mode = search(db, "后端开发", mode="vector")
+    assert vector_mode.mode == "keyword" and vector_mode.results
+
+
+def test_embedder_of_another_model_is_not_mixed(db, corpus):
+    activate_model(db)
+    embed_jobs(db, ConceptEmbedder())
+    other = ConceptEmbedder()
+    other.model = "some-other-model"
+    response = search(db, "后端开发", embedder=other)
+    assert response.mode == "keyword"
+    assert any("not the active model" in n for n in response.notes)
+
+
+def test_repeated_query_embedding_comes_from_cache(db, corpus):
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    QUERY_CACHE.clear()
+    first = search(db, "Data Analyst SQL", embedder=embedder, debug=True)
+    second = search(db, "Data  Analyst SQL ", embedder=embedder, debug=True)
+    assert embedder.query_calls == 1
+    assert first.debug["embed_cached"] is False and second.debug["embed_cached"] is True
+    assert _ids(first) == _ids(second)
+
+
+def test_query_of_only_filter_words_lists_newest_matches(db, corpus):
+    response = search(db, "实习", SearchFilters(job_type="intern"))
+    assert response.mode == "browse" and _ids(response) == ["da_sh"]
+    newest = search(db, "", SearchFilters(city="Beijing"))
+    assert _ids(newest) == ["vet", "go_bj"]     # posted 2 and 3 days ago
+
+
+def test_result_shape(db, corpus):
+    result = search(db, "智能合约 Solidity", mode="keyword").results[0]
+    assert result.external_id == "sol" and result.source == "test"
+    assert result.salary == {"min": 3000.0, "max": 5000.0, "currency": "USDT", "period": "month",
+                             "months_per_year": None, "negotiable": False}
+    assert result.posted_at is not None and result.cities == []
+    assert result.score == result.fused_score > 0
