@@ -32,7 +32,8 @@ def decode_html(content: bytes, header_charset: str | None) -> str:
 
 
 def _repair(text: str) -> str:
-    """Drop comments and trailing commas outside strings; escape raw control chars inside them."""
+    """Drop JS comments, HTML comment markers and trailing commas outside strings; escape raw
+    control characters inside strings."""
     out: list[str] = []
     i, n = 0, len(text)
     in_string = False
@@ -56,9 +57,8 @@ def _repair(text: str) -> str:
             continue
         if ch == '"':
             in_string = True
-        elif text.startswith("<!--", i):
-            end = text.find("-->", i + 4)
-            i = n if end < 0 else end + 3
+        elif text.startswith("<!--", i):  # legacy "hide from old browsers" markers: drop the marker
+            i += 4
             continue
         elif text.startswith("-->", i):
             i += 3

@@ -23,7 +23,8 @@ from jobpipe.sources.session import SourceSession
 def _rows(path: Path, fmt: str, encoding: str) -> Iterator[tuple[int, Any]]:
     if codecs.lookup(encoding).name == "utf-8":
         encoding = "utf-8-sig"  # tolerate a BOM (Excel exports)
-    with open(path, encoding=encoding, newline="") as handle:
+    # csv wants newline=""; JSONL lines end at "\n" only (U+2028 or a stray "\r" is content)
+    with open(path, encoding=encoding, newline="" if fmt == "csv" else "\n") as handle:
         if fmt == "csv":
             for number, row in enumerate(csv.DictReader(handle), start=2):
                 yield number, {k: (v if v != "" else None) for k, v in row.items() if k is not None}
