@@ -159,6 +159,9 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
     server_version = "jobpipe-demo/1.0"
+    # Headers and body go out in separate writes; with Nagle on, keep-alive clients wait
+    # ~40 ms for a delayed ACK on every response.
+    disable_nagle_algorithm = True
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         self._serve(send_body=True)
