@@ -162,12 +162,42 @@ def _neighbours(cur: psycopg.Cursor, model: str, dims: int, query: np.ndarray, k
     return [r[0] for r in cur.execute(stmt, (query,)).fetchall()]
 
 
+#: ``filter_sql`` value asking :func:`index_recall` to pick a selective filter itself.
+SELECTIVE = "selective"
+
+
+def selective_filter(conn: psycopg.Connection, model: str) -> str:
+    """A filter on ``jobs j`` that keeps roughly 1-10% of the model's vectors.
+
+    A real city filter is preferred (it is what search sees); without one in that range,
+    every 50th job (2%, uncorrelated with the vectors: the hardest case for HNSW).
+    """
+    row = conn.execute(
+        """
+        WITH total AS (SELECT count(*) AS n FROM job_embeddings WHERE model = %(model)s),
+        per_city AS (
+            SELECT city, count(*) AS n FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id,
+                   unnest(j.cities) AS city
+            WHERE e.model = %(model)s GROUP BY city
+        )
+        SELECT city FROM per_city, total
+        WHERE per_city.n BETWEEN greatest(0.01 * total.n, 10) AND 0.10 * total.n
+        ORDER BY abs(per_city.n - 0.03 * total.n), city LIMIT 1
+        """,
+        {"model": model},
+    ).fetchone()
+    if row is not None:
+        return sql.SQL("j.cities @> ARRAY[{}]::text[]").format(sql.Literal(row[0])).as_string(conn)
+    return "j.job_id % 50 = 0"
+
+
 def index_recall(conn: psycopg.Connection, model: str, *, sample: int = 50, k: int = 10,
                  filter_sql: str | None = None, ef_search: int = DEFAULT_EF_SEARCH,
                  iterative_scan: str = "relaxed_order") -> float:
     """Mean recall@k of the HNSW index against exact search, stored vectors used as queries.
 
-    ``filter_sql`` is a condition on ``jobs j`` (e.g. ``"j.cities @> ARRAY['Beijing']"``);
+    ``filter_sql`` is a condition on ``jobs j`` (e.g. ``"j.cities @> ARRAY['Beijing']"``), or
+    ``"selective"`` to let :func:`selective_filter` pick one that keeps ~1-10% of rows;
     with a selective filter a plain HNSW scan runs out of candidates, which is why
     ``hnsw.iterative_scan = relaxed_order`` is on -- search must set it the same way.
     The ANN side is forced onto the index (no seq/bitmap scan, no sort) so the figure is
@@ -178,6 +208,8 @@ def index_recall(conn: psycopg.Connection, model: str, *, sample: int = 50, k: i
     if dims_row is None:
         raise ValueError(f"unknown embedding model {model!r}")
     dims = dims_row[0]
+    if filter_sql == SELECTIVE:
+        filter_sql = selective_filter(conn, model)
     queries = [r[0] for r in conn.execute(
         "SELECT embedding FROM job_embeddings WHERE model = %s ORDER BY md5(job_id::text) LIMIT %s",
         (model, sample),

@@ -3,7 +3,7 @@ import pytest
 from psycopg import sql
 
 from jobpipe.store import ensure_vector_index, index_recall, index_state, upsert_jobs, vector_expr
-from jobpipe.store.index import index_name, model_predicate
+from jobpipe.store.index import index_name, model_predicate, selective_filter
 from jobpipe.store.models import register_model
 from jobpipe_tests.store.helpers import make_posting
 
@@ -63,6 +63,8 @@ def test_recall_against_exact_search_with_and_without_a_selective_filter(db, vec
     filtered = index_recall(db, MODEL, sample=20, k=10, filter_sql="j.cities @> ARRAY['Oslo']")
     assert plain >= 0.95
     assert filtered >= 0.95
+    assert selective_filter(db, MODEL) == "j.cities @> ARRAY['Oslo']::text[]"
+    assert index_recall(db, MODEL, sample=10, k=10, filter_sql="selective") >= 0.95
     # Without iterative scans a selective filter starves the HNSW scan: the check must see it.
     starved = index_recall(db, MODEL, sample=20, k=10, filter_sql="j.cities @> ARRAY['Oslo']",
                            ef_search=40, iterative_scan="off")

@@ -1,4 +1,7 @@
 from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from datetime import datetime, timezone
 
 from jobpipe.hashing import content_hash
@@ -85,3 +88,37 @@ def test_large_upsert_analyzes_jobs(db):
     upsert_jobs(db, make_postings(1200), batch_size=500)
     analyzed = db.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'jobs'").fetchone()[0]
     assert analyzed is not None and analyzed > datetime(2000, 1, 1, tzinfo=timezone.utc)
+
+
+def test_fast_record_hash_equals_the_contract():
+    from datetime import timedelta
+
+    from jobpipe.hashing import record_hash
+    from jobpipe.models import Salary
+    from jobpipe.store.upsert import fast_record_hash
+
+    variants = [
+        make_posting(1),
+        make_posting(2, salary=Salary(), skills=[], cities=[], posted_at=None, company=None),
+        make_posting(3, skills=["b", "a"], salary=Salary(1.5, 2.0, "USD", "hour", None, True),
+                     valid_through=datetime(2027, 1, 1, tzinfo=timezone(timedelta(hours=8))), raw_id=9, fetch_id=3),
+    ]
+    for posting in variants:
+        assert fast_record_hash(posting) == record_hash(posting)
+    assert fast_record_hash(variants[0]) != fast_record_hash(replace(variants[0], url="https://other"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    skills=st.lists(st.text(max_size=6), max_size=5),
+    cities=st.lists(st.text(max_size=6), max_size=3),
+    salary_min=st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False), st.integers(0, 10**6)),
+    title=st.text(min_size=1, max_size=20),
+)
+def test_fast_record_hash_equals_the_contract_on_arbitrary_values(skills, cities, salary_min, title):
+    from jobpipe.hashing import record_hash
+    from jobpipe.models import Salary
+    from jobpipe.store.upsert import fast_record_hash
+
+    posting = make_posting(1, skills=skills, cities=cities, title=title, salary=Salary(min=salary_min))
+    assert fast_record_hash(posting) == record_hash(posting)
