@@ -13,7 +13,6 @@ from jobpipe.sources.config import SourceConfig
 from jobpipe.sources.errors import FetchError
 from jobpipe.sources.http import PoliteClient
 from jobpipe.sources.kinds import KINDS
-from jobpipe.sources.payloads import clean_payload
 from jobpipe.sources.result import FetchResult, FetchState
 from jobpipe.sources.session import SourceSession
 
@@ -61,8 +60,6 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
     if error is None and session.errors:
         more = f" (and {len(session.errors) - 1} more)" if len(session.errors) > 1 else ""
         error = f"{len(session.errors)} page(s) failed: {session.errors[0]}{more}"
-    postings = [p if p.payload == (cleaned := clean_payload(p.payload)) else
-                RawPosting(p.source, p.external_id, p.format, cleaned, p.url, p.fetched_at) for p in postings]
     postings, duplicates = _dedupe(postings)
     if duplicates:
         session.warn(f"{duplicates} duplicate posting(s) by external id: kept one each")

@@ -30,10 +30,22 @@ def clean_payload(value: Any) -> Any:
     return value
 
 
-def payload_json(payload: Any) -> str:
-    """Canonical JSON: sorted keys, no whitespace, UTF-8 as is (list order is kept: it is content)."""
+def _dumps(payload: Any) -> str:
     return json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def payload_json(payload: Any) -> str:
+    """Canonical JSON of the cleaned payload: sorted keys, no whitespace, UTF-8 as is (list
+    order is kept: it is content). Cleaning only runs when the fast path finds a problem."""
+    try:
+        text = _dumps(payload)
+        if "\\u0000" not in text:
+            text.encode("utf-8")  # lone surrogates fail here
+            return text
+    except (ValueError, UnicodeEncodeError):
+        pass
+    return _dumps(clean_payload(payload))
+
+
 def payload_hash(payload: Any) -> str:
-    return hashlib.sha256(payload_json(clean_payload(payload)).encode("utf-8")).hexdigest()
+    return hashlib.sha256(payload_json(payload).encode("utf-8")).hexdigest()

@@ -7,6 +7,7 @@ listing and its conditional-request memory are all stored, or none is.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -18,7 +19,7 @@ from jobpipe.sources.config import SourceConfig
 from jobpipe.sources.errors import SourceFetchError
 from jobpipe.sources.fetch import fetch_source
 from jobpipe.sources.http import PoliteClient
-from jobpipe.sources.payloads import clean_payload, payload_hash, payload_json
+from jobpipe.sources.payloads import payload_hash, payload_json
 from jobpipe.sources.result import CachedPage, FetchResult, FetchState, PageOutput
 
 log = logging.getLogger("jobpipe.sources")
@@ -70,9 +71,12 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
     """
     now = result.finished_at or datetime.now(timezone.utc)
     rows = []
+    hashes: dict[int, str] = {}   # id(posting) -> payload hash, reused for the page memory
     for posting in result.postings:
-        payload = clean_payload(posting.payload)
-        rows.append((posting.external_id, posting.format, payload_json(payload), payload_hash(payload),
+        text = payload_json(posting.payload)
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        hashes[id(posting)] = digest
+        rows.append((posting.external_id, posting.format, text, digest,
                      posting.url, posting.fetched_at or result.started_at or now))
     with conn.transaction():
         fetch_id = conn.execute(
@@ -107,7 +111,7 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
             with conn.cursor().copy("COPY fetch_run_items (fetch_id, raw_id) FROM STDIN") as copy:
                 for raw_id in sorted(set(ids.values())):
                     copy.write_row((fetch_id, raw_id))
-        _remember_pages(conn, config, result, ids)
+        _remember_pages(conn, config, result, ids, hashes)
     summary = FetchSummary(fetch_id=fetch_id, source=config.name, fetched=len(rows), new_payloads=new_payloads,
                            complete=result.complete, error=result.error, requests=result.requests,
                            not_modified=result.not_modified, bytes=result.bytes, warnings=tuple(result.warnings))
@@ -117,13 +121,14 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
 
 
 def _remember_pages(conn: psycopg.Connection, config: SourceConfig, result: FetchResult,
-                    ids: dict[tuple[str, str], int]) -> None:
+                    ids: dict[tuple[str, str], int], hashes: dict[int, str]) -> None:
     """Save each page's validators and outputs; a complete run also forgets pages it no longer visits."""
     rows = []
     for url, page in result.pages.items():
         raw_ids = []
         for posting in page.output.postings:
-            raw_id = ids.get((posting.external_id, payload_hash(posting.payload)))
+            digest = hashes.get(id(posting)) or payload_hash(posting.payload)
+            raw_id = ids.get((posting.external_id, digest))
             if raw_id is None:
                 break  # a duplicate replaced by a later payload: do not trust this page's memory
             raw_ids.append(raw_id)

@@ -25,9 +25,11 @@ def dig(data: Any, *path: str | int) -> Any:
         if isinstance(step, int):
             if not isinstance(data, list) or len(data) <= step:
                 return None
-        elif not isinstance(data, dict):
+            data = data[step]
+        elif isinstance(data, dict):
+            data = data.get(step)
+        else:
             return None
-        data = data[step]
     return data
 
 
