@@ -44,6 +44,12 @@ _HEADLINE_LINE = re.compile(
     r"^\s*(?:求职意向|期望职位|应聘职位|目标职位|意向岗位|headline|title|objective|current title)\s*[:：]\s*(.+)$", re.I
 )
 _CONTACT = re.compile(r"@|https?://|\+?\d[\d\s\-()]{7,}\d")
+_ROLE_WORD = re.compile(
+    r"\b(?:engineer|developer|scientist|analyst|manager|designer|architect|consultant|specialist|lead|"
+    r"director|administrator|intern|programmer|researcher|officer|accountant|teacher|nurse|technician)s?\b|"
+    r"工程师|开发|经理|分析师|设计师|架构师|顾问|专员|总监|主管|实习|研究员|运营|产品|测试|算法|会计|教师",
+    re.I,
+)
 _NOT_HEADLINES = {"resume", "curriculum vitae", "cv", "简历", "个人简历", "求职简历"}
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z.'\-]*")
 MAX_HEADLINE_CHARS = 120
@@ -102,14 +108,17 @@ def headline(text: str, name: str | None = None) -> str | None:
         m = _HEADLINE_LINE.match(line)
         if m:
             return m.group(1).strip()[:MAX_HEADLINE_CHARS]
+    candidates = []
     for line in lines[:8]:
         low = line.lower().rstrip(":：")
         if low in _NOT_HEADLINES or (name and low == name.strip().lower()) or _CONTACT.search(line):
             continue
-        if len(line) < 2:
-            continue
-        return line[:MAX_HEADLINE_CHARS]
-    return None
+        if len(line) >= 2:
+            candidates.append(line)
+    # The first line is usually the person's name: a line that names a role beats it.
+    titled = [line for line in candidates if _ROLE_WORD.search(line) and len(line) <= MAX_HEADLINE_CHARS]
+    chosen = titled[0] if titled else (candidates[0] if candidates else None)
+    return chosen[:MAX_HEADLINE_CHARS] if chosen else None
 
 
 def _city_name(resolved: object) -> str | None:
@@ -125,20 +134,36 @@ def _city_name(resolved: object) -> str | None:
     return None
 
 
-def _city_candidates(text: str) -> list[str]:
+# A capitalized Latin phrase is read as a place only where resumes put places: after "in",
+# "at" or "near" ("based in Seattle"), or before a state/country ("Austin, TX"). Anywhere
+# else too many ordinary words are also towns somewhere (Reading, Mobile, Acme, Bath).
+_PLACE = r"([A-Z][A-Za-z'\-]+(?:[ \t]+[A-Z][A-Za-z'\-]+){0,2})"
+_LATIN_PLACES = [
+    re.compile(r"\b(?:in|at|near)[ \t]+" + _PLACE),
+    re.compile(_PLACE + r",[ \t]*(?:[A-Z]{2}\b|China|USA|United States|UK|United Kingdom|Canada|India|Germany|"
+               r"France|Japan|Singapore|Australia|Ireland|Netherlands)"),
+]
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+
+
+def _city_candidates(text: str, *, labelled: bool) -> list[tuple[int, str]]:
+    """(position, phrase) pairs worth asking the city resolver about."""
     from jobpipe.text.tokenize import tokenize
 
-    out: list[str] = []
-    for run in re.findall(r"[\u3400-\u4dbf\u4e00-\u9fff]+", text):
-        out.extend(w for w in tokenize(run) if len(w) >= 2)
-    words = _LATIN_WORD.findall(text)
-    for i, word in enumerate(words):
-        if not word[0].isupper():
-            continue
-        for n in (3, 2, 1):
-            gram = words[i:i + n]
-            if len(gram) == n and all(w[0].isupper() for w in gram):
-                out.append(" ".join(gram))
+    out: list[tuple[int, str]] = []
+    for m in _CJK_RUN.finditer(text):
+        out.extend((m.start(), w) for w in tokenize(m.group()) if len(w) >= 2)
+    if labelled:
+        out.extend((m.start(), m.group()) for m in _LATIN_WORD.finditer(text))
+        for part in re.split(r"[,/|;，、]", text):
+            if part.strip():
+                out.append((text.find(part), part.strip()))
+    for pattern in _LATIN_PLACES:
+        for m in pattern.finditer(text):
+            words = m.group(1).split()
+            # Longest phrase first: "New York City" before "New York" before "New".
+            out.extend((m.start(1), " ".join(words[:n])) for n in range(len(words), 0, -1))
+    out.sort(key=lambda pair: pair[0])
     return out
 
 
@@ -146,12 +171,12 @@ def find_cities(text: str) -> list[str]:
     """Canonical cities named in the resume, labelled lines ("现居: 深圳", "Location: ...") first."""
     from jobpipe.normalize import resolve_city
 
-    labelled = " \n".join(m.group(1) for m in _LOCATION_LINE.finditer(text))
+    labelled = "\n".join(m.group(1) for m in _LOCATION_LINE.finditer(text))
     found: list[str] = []
-    for chunk in ([labelled] if labelled else []) + [text]:
-        for token in _city_candidates(chunk):
+    for chunk, is_label in ([(labelled, True)] if labelled else []) + [(text, False)]:
+        for _, phrase in _city_candidates(chunk, labelled=is_label):
             try:
-                city = _city_name(resolve_city(token))
+                city = _city_name(resolve_city(phrase))
             except Exception:  # a resolver rejecting odd input must not fail the profile
                 city = None
             if city and city not in found:

@@ -134,23 +134,6 @@ def test_health_reports_database_index_embedder_and_freshness(client: TestClient
     assert sources["board"]["last_fetch_finished_at"] > sources["demo"]["last_fetch_finished_at"]
 
 
-def test_health_is_degraded_without_an_active_model(database, db):
-    app = create_app(ServiceSettings(), database_url=database, embedder=HashEmbedder())
-    with TestClient(app) as c:
-        body = c.get("/health").json()
-    assert body["status"] == "degraded" and body["index"]["active_model"] is None
-    assert body["embedder"]["matches_active_model"] is False
-
-
-def test_health_reports_an_unreachable_database_as_503(db):
-    app = create_app(ServiceSettings(pool_timeout_s=0.5),
-                     database_url="postgresql://nobody@127.0.0.1:1/none?connect_timeout=1",
-                     embedder=HashEmbedder())
-    with TestClient(app) as c:
-        response = c.get("/health")
-    assert response.status_code == 503 and response.json()["database"]["ok"] is False
-
-
 def test_oversized_bodies_are_refused_before_reading(client: TestClient):
     response = client.post("/search", content=b"{" + b" " * 300_000 + b"}",
                            headers={"content-type": "application/json"})
