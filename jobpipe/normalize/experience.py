@@ -1,0 +1,86 @@
+"""Years of experience and the degree a posting asks for.
+
+Chinese boards give both as short fields ("3-5年", "经验不限", "本科"); English postings bury them
+in prose ("5+ years of experience", "BS/MS in Computer Science"), so the prose is searched only
+near the words that introduce them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_NUM = r"(\d+(?:\.\d+)?|一|两|二|三|四|五|六|七|八|九|十)"
+_CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+_NONE_RE = re.compile(r"经验不限|經驗不限|不限经验|无经验|無經驗|无需经验|^\s*不限\s*$|no experience (required|necessary)", re.I)
+_GRAD_RE = re.compile(r"应届|應屆|在校|毕业生|new grad|fresh graduate", re.I)
+_RANGE_RE = re.compile(_NUM + r"\s*(?:-|~|～|—|–|至|到|to)\s*" + _NUM + r"\s*(?:\+\s*)?(?:年|years?|yrs?)", re.I)
+_MIN_RE = re.compile(_NUM + r"\s*(?:\+|年以上|年及以上|年或以上|年\s*以上|\s*years?\s*\+|\+\s*years?|years? or more|or more years|years?|yrs?|年)", re.I)
+_BELOW_RE = re.compile(_NUM + r"\s*年以下|less than\s*" + _NUM + r"\s*years?", re.I)
+_CONTEXT_RE = re.compile(r"经验|經驗|experience|工作|work|从业|開發|开发", re.I)
+
+
+def _n(text: str) -> float:
+    return float(_CN_NUM.get(text, text))
+
+
+def parse_experience(text: str | None) -> tuple[float | None, float | None]:
+    """(min_years, max_years); (0, 0) for fresh graduates, (0, None) for "no requirement"."""
+    if not text:
+        return None, None
+    t = unicodedata.normalize("NFKC", str(text))
+    if _NONE_RE.search(t):
+        return 0.0, None
+    short = len(t) <= 20
+    for m in _RANGE_RE.finditer(t):
+        if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + 30]):
+            lo, hi = _n(m.group(1)), _n(m.group(2))
+            if 0 <= lo <= hi <= 40:
+                return lo, hi
+    for m in _BELOW_RE.finditer(t):
+        g = m.group(1) or m.group(2)
+        if short:
+            return 0.0, _n(g)
+    for m in _MIN_RE.finditer(t):
+        if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + 30]):
+            lo = _n(m.group(1))
+            if 0 <= lo <= 40:
+                return lo, None
+    if _GRAD_RE.search(t):
+        return 0.0, 0.0
+    return None, None
+
+
+DEGREES = ("high_school", "associate", "bachelor", "master", "phd")
+_DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
+    ("phd", re.compile(r"博士|\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b", re.I)),
+    ("master", re.compile(r"硕士|碩士|研究生|\bmaster'?s?\b|\bM\.?S\.?c?\b(?!\s*(office|excel|word))|\bMBA\b|\bM\.?Eng\b", re.I)),
+    ("bachelor", re.compile(r"本科|学士|學士|统招本科|\bbachelor'?s?\b|\bB\.?S\.?c?\b|\bB\.?A\.?\b(?!\w)|\bB\.?Eng\b|\bBE\b|undergraduate|college degree|4-year degree|university degree", re.I)),
+    ("associate", re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I)),
+    ("high_school", re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I)),
+]
+_DEGREE_CONTEXT = re.compile(r"学历|學歷|degree|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I)
+
+
+def parse_degree(text: str | None) -> str | None:
+    """The lowest degree a text requires ("本科及以上" -> bachelor; "BS/MS" -> bachelor), else None.
+
+    A short field ("硕士") is taken as is; in prose only mentions near degree wording count.
+    """
+    if not text:
+        return None
+    t = unicodedata.normalize("NFKC", str(text))
+    if re.fullmatch(r"\s*(学历)?不限\s*", t):
+        return None
+    short = len(t) <= 20
+    hits: list[tuple[int, str]] = []
+    for rank, (name, pattern) in enumerate(_DEGREE_RES):
+        for m in pattern.finditer(t):
+            if short or _DEGREE_CONTEXT.search(t[max(0, m.start() - 40):m.end() + 40]):
+                hits.append((rank, name))
+                break
+    if not hits:
+        return None
+    # the lowest level mentioned is the requirement ("Bachelor's required, Master's preferred")
+    return max(hits)[1] if len(hits) > 1 else hits[0][1]

@@ -1,0 +1,93 @@
+"""Employment type and seniority from the source's type field and the title.
+
+The type field is often generic ("全职" on a bilibili internship, "Full-time" on a "2027届校招"
+role), so the title decides when it names a more specific kind: an intern title wins over a
+generic full-time type, and a campus-hiring title (校招, 应届, 20XX届, new grad) wins too.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+JOB_TYPES = ("full_time", "part_time", "intern", "campus", "contract")
+
+_INTERN = re.compile(r"实习|實習|\bintern(ship)?s?\b|\bco-?op\b|\btrainee\b|\bINTERN\b", re.I)
+_CAMPUS = re.compile(r"校招|校园招聘|校園招聘|应届|應屆|毕业生|畢業生|管培生|\b20\d\d\s*届|\d{2}届|届毕业|"
+                     r"\bnew[ -]?grads?\b|\bgraduate program\b|\bcampus\b|\bentry[- ]level graduate\b|\buniversity grad", re.I)
+_PART = re.compile(r"兼职|兼職|\bpart[- ]?time\b|\bPART_TIME\b|\bper[- ]diem\b", re.I)
+_CONTRACT = re.compile(r"合同工|外包|劳务派遣|派遣|顾问制|临时|臨時|项目制|\bcontract(or|ual)?\b|\bCONTRACTOR\b|"
+                       r"\btemporary\b|\btemp\b|\bfreelance(r)?\b|\bconsultant contract\b|\bseasonal\b|\bfixed[- ]term\b", re.I)
+_FULL = re.compile(r"全职|全職|全/兼|全兼职|社招|社会招聘|正式员工|\bfull[- ]?time\b|\bFULL_TIME\b|\bpermanent\b|\bregular\b|\bfulltime\b", re.I)
+_NEGATED_FULL = re.compile(r"否[，,\s]*兼职|非全职")
+
+
+_TYPE_LINE = re.compile(r"(?:工作性质|工作性質|employment type|job type|岗位类型|职位类型)\s*[:：]?\s*([^\n]{1,30})", re.I)
+
+
+def _type_of(text: str) -> list[str]:
+    """Every type a text names, in precedence order for a type field."""
+    found: list[str] = []
+    if _NEGATED_FULL.search(text):
+        found.append("part_time")
+    for kind, pattern in (("intern", _INTERN), ("campus", _CAMPUS), ("full_time", _FULL),
+                          ("part_time", _PART), ("contract", _CONTRACT)):
+        if pattern.search(text) and kind not in found:
+            found.append(kind)
+    return found
+
+
+def parse_job_type(employment_type: str | list[str] | None, title: str | None,
+                   description: str | None = None) -> str | None:
+    """One of ``JOB_TYPES`` or None.
+
+    Title first for intern/campus (the most specific signals), then the type field (first listed
+    kind, full-time preferred when several are offered: "全职/兼职" is a full-time job that also
+    accepts part-timers), then the description's first lines as a last resort.
+    """
+    title_text = unicodedata.normalize("NFKC", title or "")
+    title_types = _type_of(title_text)
+    for kind in ("intern", "campus"):
+        if kind in title_types:
+            return kind
+    values = employment_type if isinstance(employment_type, list) else [employment_type] if employment_type else []
+    field_text = " / ".join(unicodedata.normalize("NFKC", str(v)) for v in values if v is not None)
+    field_types = _type_of(field_text)
+    if field_types:
+        if "full_time" in field_types and field_types[0] in ("part_time",) and not _NEGATED_FULL.search(field_text):
+            return "full_time"
+        return field_types[0]
+    if title_types:
+        return title_types[0]
+    if description:
+        m = _TYPE_LINE.search(description[:600])
+        if m:
+            kinds = _type_of(m.group(1))
+            if kinds:
+                return kinds[0]
+    return None
+
+
+_SENIORITY: list[tuple[str, re.Pattern[str]]] = [
+    ("intern", re.compile(r"实习|實習|\bintern(ship)?\b", re.I)),
+    ("director", re.compile(r"总监|總監|\bdirector\b|\bhead of\b|\bVP\b|vice president|副总裁|\bCTO\b|\bCEO\b|\bCOO\b|\bCFO\b|\bchief\b", re.I)),
+    ("principal", re.compile(r"首席|\bprincipal\b|\bdistinguished\b|\bfellow\b|科学家", re.I)),
+    ("staff", re.compile(r"\bstaff\b|专家|專家|\bexpert\b|架构师|架構師|\barchitect\b", re.I)),
+    ("manager", re.compile(r"经理|經理|主管|负责人|負責人|\bmanager\b|\bmgr\b", re.I)),
+    ("lead", re.compile(r"\blead\b|\btech lead\b|组长|組長|\bteam lead\b", re.I)),
+    ("senior", re.compile(r"高级|高級|资深|資深|\bsenior\b|\bsr\.?(?=\s|$)|\bIII\b|\bIV\b", re.I)),
+    ("junior", re.compile(r"初级|初級|助理|\bjunior\b|\bjr\.?(?=\s|$)|\bentry[- ]level\b|\bassociate\b|\bgraduate\b|应届|\bI\b(?!\s*/)", re.I)),
+    ("mid", re.compile(r"中级|中級|\bmid(-level)?\b|\bintermediate\b|\bII\b", re.I)),
+]
+SENIORITIES = tuple(name for name, _ in _SENIORITY)
+
+
+def parse_seniority(title: str | None) -> str | None:
+    """The seniority a title states (most senior signal wins, interns first), else None."""
+    if not title:
+        return None
+    text = unicodedata.normalize("NFKC", title)
+    for name, pattern in _SENIORITY:
+        if pattern.search(text):
+            return name
+    return None

@@ -1,0 +1,147 @@
+"""PostingFields (as the source wrote them) -> NormalizedPosting (one schema for every source).
+
+Every parsing decision lives in the small parser modules; this module only decides which input
+feeds which parser and how the parsers' answers inform each other (a posting's country picks
+the currency a bare "15-25K" is in; the title can override a generic employment type).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from datetime import datetime, timezone
+
+from jobpipe.hashing import content_hash
+from jobpipe.models import NormalizedPosting, PostingFields, Salary
+from jobpipe.normalize.dates import parse_date
+from jobpipe.normalize.experience import parse_degree, parse_experience
+from jobpipe.normalize.job_type import parse_job_type, parse_seniority
+from jobpipe.normalize.location import resolve_locations
+from jobpipe.normalize.salary import annualize, parse_salary
+from jobpipe.normalize.skills import extract_skills
+from jobpipe.normalize.text import clean_inline, clean_text, detect_language
+
+#: Currency a bare amount is in, by the posting's country.
+COUNTRY_CURRENCY = {
+    "CN": "CNY", "US": "USD", "HK": "HKD", "SG": "SGD", "GB": "GBP", "TW": "TWD", "JP": "JPY", "MY": "MYR",
+    "AU": "AUD", "CA": "CAD", "CH": "CHF", "IN": "INR", "KR": "KRW", "AE": "AED", "NZ": "NZD",
+    "DE": "EUR", "FR": "EUR", "IE": "EUR", "NL": "EUR", "ES": "EUR", "IT": "EUR", "PT": "EUR", "FI": "EUR",
+    "AT": "EUR", "BE": "EUR", "GR": "EUR",
+}
+
+# Glassdoor appends the rating to the company name ("Acme\n3.8"); other boards add "(Remote)" etc.
+_COMPANY_RATING = re.compile(r"\s*\n\s*\d(?:\.\d)?\s*$")
+_MULTISPACE = re.compile(r"\s+")
+
+# Words near which a description states experience/degree requirements (avoids parsing whole texts).
+_EXPERIENCE_HINT = ("经验", "經驗", "experience", "年以上", "years")
+_DEGREE_HINT = ("学历", "學歷", "本科", "硕士", "博士", "大专", "degree", "bachelor", "master", "phd", "ph.d", "bs/", "bs ", "ms ")
+
+
+def clean_company(name: str | None) -> str | None:
+    """Company name without rating suffixes, invisible characters or surrounding noise."""
+    if not name:
+        return None
+    text = unicodedata.normalize("NFKC", str(name))
+    text = _COMPANY_RATING.sub("", text)
+    text = clean_inline(text).strip(" -|,·")
+    return text or None
+
+
+def clean_title(title: str | None) -> str:
+    if not title:
+        return ""
+    return clean_inline(str(title))
+
+
+def _excerpt(text: str, lower: str, hints: tuple[str, ...], radius: int = 80, limit: int = 3) -> str:
+    """The parts of a long text around the hint words, so requirement parsers read only those.
+
+    Plain ``str.find`` per keyword: far faster than a regex alternation over the whole text.
+    """
+    starts: list[int] = []
+    for word in hints:
+        pos = lower.find(word)
+        while pos >= 0 and len(starts) < limit * 2:
+            starts.append(pos)
+            pos = lower.find(word, pos + len(word) + radius)
+    starts.sort()
+    parts, last_end = [], -1
+    for pos in starts[:limit]:
+        a, b = max(0, pos - radius, last_end), pos + radius
+        if b > a:
+            parts.append(text[a:b])
+            last_end = b
+    return "\n".join(parts)
+
+
+def normalize_posting(
+    fields: PostingFields,
+    *,
+    source: str,
+    external_id: str,
+    fetched_at: datetime,
+    raw_id: int | None = None,
+    fetch_id: int | None = None,
+) -> NormalizedPosting:
+    """One NormalizedPosting from the extractor's fields; never raises on odd values, only on bugs."""
+    fetched_at = fetched_at if fetched_at.tzinfo else fetched_at.replace(tzinfo=timezone.utc)
+    title = clean_title(fields.title)
+    description = clean_text(fields.description)
+    location_raw = (clean_text(fields.location).replace("\n", " / ") or None) if fields.location else None
+    extra_locations = [str(x) for x in (fields.locations or []) if x]
+    cities, country, remote = resolve_locations(location_raw, extra_locations, fields.remote_hint)
+    if remote is None and title:
+        # "[远程] Rust 工程师", "Senior Engineer (Remote)": the title is often the only place it is said
+        remote = _title_remote(title)
+    language = detect_language(f"{title}\n{description}") or detect_language(location_raw)
+    context_currency = COUNTRY_CURRENCY.get(country or "") or ("CNY" if language == "zh" and country in (None, "CN") else None)
+    salary = parse_salary(fields.salary_text, fields.salary, context_currency=context_currency) or Salary()
+    annual_min, annual_max = annualize(salary)
+    job_type = parse_job_type(fields.employment_type, title, description)
+    seniority = parse_seniority(fields.seniority) or parse_seniority(title)
+    lower = description.lower()
+    exp_text = fields.experience_text or _excerpt(description, lower, _EXPERIENCE_HINT)
+    experience_min, experience_max = parse_experience(exp_text)
+    degree = parse_degree(fields.degree_text) or (parse_degree(_excerpt(description, lower, _DEGREE_HINT)) if description else None)
+    skills = extract_skills(f"{title}\n{description}")
+    posting = NormalizedPosting(
+        source=source,
+        external_id=str(external_id),
+        title=title,
+        company=clean_company(fields.company),
+        location_raw=location_raw,
+        cities=cities,
+        country=country,
+        remote=remote,
+        job_type=job_type,
+        seniority=seniority,
+        salary=salary,
+        salary_annual_min=annual_min,
+        salary_annual_max=annual_max,
+        experience_min=experience_min,
+        experience_max=experience_max,
+        degree=degree,
+        skills=skills,
+        language=language,
+        description_text=description,
+        url=(fields.url or "").strip() or None,
+        posted_at=parse_date(fields.posted_at, fetched_at=fetched_at),
+        valid_through=parse_date(fields.valid_through, fetched_at=fetched_at),
+        raw_id=raw_id,
+        fetch_id=fetch_id,
+    )
+    posting.content_hash = content_hash(posting)
+    return posting
+
+
+_TITLE_REMOTE = re.compile(r"远程|遠程|\bremote\b|居家办公|\bwfh\b", re.I)
+_TITLE_HYBRID = re.compile(r"\bhybrid\b|混合办公", re.I)
+
+
+def _title_remote(title: str) -> str | None:
+    if _TITLE_HYBRID.search(title):
+        return "hybrid"
+    if _TITLE_REMOTE.search(title):
+        return "remote"
+    return None

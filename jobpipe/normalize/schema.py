@@ -1,0 +1,223 @@
+"""The normalized-posting contract, enforced at run time with pandera.
+
+Parsers are written to be careful, but a posting only reaches the curated table after this
+schema has passed it: a bug in one parser, or a source that changes shape, shows up as
+quarantined rows with the names of the checks they failed (lazy validation collects every
+failure of every row) instead of silently wrong data in search results.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+import pandas as pd
+import pandera.pandas as pa
+from pandera.errors import SchemaErrors
+
+from jobpipe.models import NormalizedPosting
+from jobpipe.normalize.experience import DEGREES
+from jobpipe.normalize.job_type import JOB_TYPES, SENIORITIES
+from jobpipe.normalize.location import known_cities
+from jobpipe.normalize.salary import KNOWN_CURRENCIES, PERIODS
+from jobpipe.normalize.skills import all_skills
+
+REMOTE_MODES = ("remote", "hybrid", "onsite")
+LANGUAGES = ("zh", "en", "ja", "ko")
+#: How far in the future a posting date may be (clock skew, time zones) before it is absurd.
+FUTURE_TOLERANCE = timedelta(days=2)
+EARLIEST = datetime(1990, 1, 1, tzinfo=timezone.utc)
+
+_URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.I)
+_HASH = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass
+class Rejection:
+    """A posting that did not make it: which one, where its raw payload is, and why."""
+
+    external_id: str | None
+    raw_id: int | None
+    failed_checks: list[str]
+    source: str | None = None
+    fetch_id: int | None = None
+
+
+@dataclass
+class ValidationResult:
+    valid: list[NormalizedPosting] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+
+    @property
+    def reject_rate(self) -> float:
+        total = len(self.valid) + len(self.rejected)
+        return len(self.rejected) / total if total else 0.0
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT
+
+
+def _as_datetime(v: Any) -> datetime | None:
+    if _missing(v):
+        return None
+    if isinstance(v, pd.Timestamp):
+        return v.to_pydatetime()
+    return v if isinstance(v, datetime) else None
+
+
+def _sane_date(v: Any, now: datetime) -> bool:
+    if _missing(v):
+        return True
+    dt = _as_datetime(v)
+    if dt is None or dt.tzinfo is None:
+        return False
+    return EARLIEST <= dt <= now + FUTURE_TOLERANCE
+
+
+def _opt_in(values: Iterable[str]) -> pa.Check:
+    allowed = frozenset(values)
+    return pa.Check(lambda v: _missing(v) or v in allowed, element_wise=True, name=f"in_{'_'.join(sorted(allowed))[:40]}")
+
+
+def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
+    """The DataFrameSchema of one normalized posting per row (salary flattened into salary_* columns)."""
+    now = now or datetime.now(timezone.utc)
+    cities = known_cities()
+    skills = frozenset(all_skills())
+    return pa.DataFrameSchema(
+        {
+            "source": pa.Column(str, pa.Check.str_length(min_value=1), nullable=False),
+            "external_id": pa.Column(str, pa.Check.str_length(min_value=1), nullable=False),
+            "title": pa.Column(str, pa.Check(lambda v: isinstance(v, str) and v.strip() != "", element_wise=True,
+                                               name="title_not_blank"), nullable=False),
+            "company": pa.Column(object, nullable=True),
+            "cities": pa.Column(object, pa.Check(lambda v: isinstance(v, list) and all(c in cities for c in v),
+                                                 element_wise=True, name="cities_canonical")),
+            "country": pa.Column(object, pa.Check(lambda v: _missing(v) or bool(re.fullmatch(r"[A-Z]{2}", str(v))),
+                                                  element_wise=True, name="country_iso_alpha2"), nullable=True),
+            "remote": pa.Column(object, _opt_in(REMOTE_MODES), nullable=True),
+            "job_type": pa.Column(object, _opt_in(JOB_TYPES), nullable=True),
+            "seniority": pa.Column(object, _opt_in(SENIORITIES), nullable=True),
+            "salary_min": pa.Column(float, pa.Check.gt(0, name="salary_min_positive"), nullable=True),
+            "salary_max": pa.Column(float, pa.Check.gt(0, name="salary_max_positive"), nullable=True),
+            "salary_currency": pa.Column(object, pa.Check(lambda v: _missing(v) or v in KNOWN_CURRENCIES,
+                                                          element_wise=True, name="currency_known"), nullable=True),
+            "salary_period": pa.Column(object, pa.Check(lambda v: _missing(v) or v in PERIODS,
+                                                        element_wise=True, name="period_known"), nullable=True),
+            "salary_months": pa.Column(float, pa.Check.in_range(1, 24, name="months_per_year_1_24"), nullable=True),
+            "salary_negotiable": pa.Column(bool),
+            "experience_min": pa.Column(float, pa.Check.in_range(0, 50, name="experience_0_50"), nullable=True),
+            "experience_max": pa.Column(float, pa.Check.in_range(0, 50, name="experience_0_50"), nullable=True),
+            "degree": pa.Column(object, _opt_in(DEGREES), nullable=True),
+            "skills": pa.Column(object, pa.Check(lambda v: isinstance(v, list) and all(s in skills for s in v),
+                                                 element_wise=True, name="skills_canonical")),
+            "language": pa.Column(object, _opt_in(LANGUAGES), nullable=True),
+            "description_text": pa.Column(str, nullable=False),
+            "url": pa.Column(object, pa.Check(lambda v: _missing(v) or bool(_URL.match(str(v))), element_wise=True,
+                                              name="url_http"), nullable=True),
+            "posted_at": pa.Column(object, pa.Check(lambda v: _sane_date(v, now), element_wise=True,
+                                                    name="posted_at_not_in_future"), nullable=True),
+            "valid_through": pa.Column(object, pa.Check(lambda v: _missing(v) or _as_datetime(v) is not None,
+                                                        element_wise=True, name="valid_through_datetime"), nullable=True),
+            "content_hash": pa.Column(str, pa.Check.str_matches(_HASH.pattern, name="content_hash_sha256")),
+        },
+        checks=[
+            pa.Check(lambda df: df["salary_min"].isna() | df["salary_max"].isna() | (df["salary_min"] <= df["salary_max"]),
+                     name="salary_min_le_max"),
+            pa.Check(lambda df: (df["salary_min"].isna() & df["salary_max"].isna()) | df["salary_period"].notna(),
+                     name="salary_amount_has_period"),
+            pa.Check(lambda df: df["experience_min"].isna() | df["experience_max"].isna()
+                     | (df["experience_min"] <= df["experience_max"]), name="experience_min_le_max"),
+        ],
+        strict=False,
+        coerce=False,
+    )
+
+
+def postings_frame(postings: Sequence[NormalizedPosting]) -> pd.DataFrame:
+    rows = []
+    for p in postings:
+        s = p.salary
+        rows.append({
+            "source": p.source, "external_id": p.external_id, "title": p.title, "company": p.company,
+            "cities": list(p.cities), "country": p.country, "remote": p.remote, "job_type": p.job_type,
+            "seniority": p.seniority,
+            "salary_min": _float(s.min), "salary_max": _float(s.max), "salary_currency": s.currency,
+            "salary_period": s.period, "salary_months": _float(s.months_per_year),
+            "salary_negotiable": bool(s.negotiable),
+            "experience_min": _float(p.experience_min), "experience_max": _float(p.experience_max),
+            "degree": p.degree, "skills": list(p.skills), "language": p.language,
+            "description_text": p.description_text, "url": p.url,
+            "posted_at": p.posted_at, "valid_through": p.valid_through, "content_hash": p.content_hash,
+        })
+    frame = pd.DataFrame(rows, columns=list(build_schema_columns()))
+    for col in ("salary_min", "salary_max", "salary_months", "experience_min", "experience_max"):
+        frame[col] = frame[col].astype("float64")
+    for col in ("posted_at", "valid_through", "company", "country", "remote", "job_type", "seniority",
+                "salary_currency", "salary_period", "degree", "language", "url", "cities", "skills"):
+        frame[col] = frame[col].astype(object)
+    frame["salary_negotiable"] = frame["salary_negotiable"].astype(bool)
+    return frame
+
+
+def build_schema_columns() -> tuple[str, ...]:
+    return ("source", "external_id", "title", "company", "cities", "country", "remote", "job_type", "seniority",
+            "salary_min", "salary_max", "salary_currency", "salary_period", "salary_months", "salary_negotiable",
+            "experience_min", "experience_max", "degree", "skills", "language", "description_text", "url",
+            "posted_at", "valid_through", "content_hash")
+
+
+def _float(v: Any) -> float | None:
+    if v is None:
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def validate_postings(postings: Sequence[NormalizedPosting], *, now: datetime | None = None) -> ValidationResult:
+    """Split postings into those that pass the schema and rejections naming every failed check."""
+    postings = list(postings)
+    if not postings:
+        return ValidationResult()
+    frame = postings_frame(postings)
+    schema = build_schema(now)
+    failed: dict[int, list[str]] = {}
+    try:
+        schema.validate(frame, lazy=True)
+    except SchemaErrors as err:
+        cases = err.failure_cases
+        for row in cases.itertuples(index=False):
+            idx = getattr(row, "index", None)
+            column = getattr(row, "column", None)
+            check = str(getattr(row, "check", ""))
+            name = f"{column}:{check}" if column and not _missing(column) and column != "DataFrameSchema" else check
+            if _missing(idx):
+                # a failure not tied to a row (wrong dtype of a whole column): every row fails it
+                for i in range(len(postings)):
+                    _add(failed, i, name)
+            else:
+                _add(failed, int(idx), name)
+    result = ValidationResult()
+    for i, posting in enumerate(postings):
+        if i in failed:
+            result.rejected.append(Rejection(posting.external_id, posting.raw_id, failed[i], posting.source, posting.fetch_id))
+        else:
+            result.valid.append(posting)
+    return result
+
+
+def _add(failed: dict[int, list[str]], i: int, name: str) -> None:
+    bucket = failed.setdefault(i, [])
+    if name not in bucket:
+        bucket.append(name)
+
+
+def _today() -> date:
+    return datetime.now(timezone.utc).date()

@@ -1,0 +1,298 @@
+"""Skills named in a posting, as canonical names from the bilingual taxonomy (data/skills.yaml).
+
+Matching is by tokens, not by one giant regex: Latin text is split into tokens the way
+:mod:`jobpipe.text.tokenize` does (so "c++", "node.js", "ci/cd" survive) and every alias is
+looked up as a token n-gram; Chinese aliases are found by scanning CJK runs. That keeps
+normalization fast (thousands of postings per second) and makes word boundaries exact: "Go"
+never matches inside "Google", and "go to" is not the Go language.
+
+Short, ambiguous aliases are marked in the data: ``=Go`` is case-sensitive and refuses English
+phrasal uses ("Go to", "Go ahead"); ``~R`` is case-sensitive and needs another skill nearby
+("Python, R, SQL").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+DATA_FILE = Path(__file__).resolve().parent / "data" / "skills.yaml"
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_TOKEN = re.compile(r"\.?[a-z0-9][a-z0-9+#]*(?:[.\-][a-z0-9+#]+)*[+#]*", re.I)
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+#: Words after "Go" that make it the English verb.
+_GO_VERB_NEXT = frozenset(
+    "to ahead live beyond back through for out on with further above into get the and see a an over from "
+    "after along away down up in at by deep far big hand home where wrong well fast public global".split()
+)
+_CONTEXT_WINDOW = 6  # tokens
+
+
+@dataclass
+class _Taxonomy:
+    latin: dict[tuple[str, ...], str] = field(default_factory=dict)            # lowercase tokens -> canonical
+    strict: dict[str, tuple[str, str]] = field(default_factory=dict)          # exact token -> (canonical, mode)
+    cjk: dict[str, str] = field(default_factory=dict)                         # CJK alias -> canonical
+    mixed: list[tuple[str, str]] = field(default_factory=list)                # lowercase mixed-script alias -> canonical
+    canonical: dict[str, str] = field(default_factory=dict)                   # key -> canonical (for canonical_skill)
+    categories: dict[str, str] = field(default_factory=dict)                  # canonical -> category
+    max_n: int = 1
+    cjk_max: int = 1
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def _key(name: str) -> str:
+    return re.sub(r"\s+", " ", unicodedata.normalize("NFKC", name)).strip().casefold()
+
+
+@lru_cache(maxsize=1)
+def _taxonomy() -> _Taxonomy:
+    tax = _Taxonomy()
+    with open(DATA_FILE, encoding="utf-8") as f:
+        data = yaml.load(f, Loader=_Loader)
+    for category, skills in data.items():
+        for canonical, aliases in (skills or {}).items():
+            canonical = str(canonical)
+            tax.categories[canonical] = category
+            aliases = [str(a) for a in aliases or []]
+            strict_self = ("=" + canonical) in aliases or ("~" + canonical) in aliases
+            for alias in ([] if strict_self else [canonical]) + aliases:
+                _add_alias(tax, canonical, alias, is_canonical=alias == canonical)
+            tax.canonical.setdefault(_key(canonical), canonical)
+    return tax
+
+
+def _add_alias(tax: _Taxonomy, canonical: str, alias: str, *, is_canonical: bool) -> None:
+    if alias[:1] in "=~":
+        mode, word = alias[0], alias[1:]
+        if _CJK.search(word):
+            tax.mixed.append((word.lower(), canonical))
+        else:
+            tax.strict[word] = (canonical, mode)
+        tax.canonical.setdefault(_key(word), canonical)
+        return
+    tax.canonical.setdefault(_key(alias), canonical)
+    if _CJK.search(alias):
+        if _CJK.fullmatch(alias.replace("·", "")) or re.fullmatch(r"[\u3400-\u9fff]+", alias):
+            tax.cjk[alias] = canonical
+            tax.cjk_max = max(tax.cjk_max, len(alias))
+        else:
+            tax.mixed.append((alias.lower(), canonical))
+        return
+    toks = tuple(_tokens(alias))
+    if not toks:
+        return
+    if is_canonical and len(toks) == 1 and len(toks[0]) <= 2 and alias not in ("C++", "C#", "Go", "R", "C"):
+        # very short canonical names (R, C, Go) only match through their strict aliases
+        tax.strict.setdefault(alias, (canonical, "="))
+        return
+    if is_canonical and canonical in ("C", "R", "Go", "Move", "Cairo", "Julia", "Gin"):
+        return
+    tax.latin.setdefault(toks, canonical)
+    tax.max_n = max(tax.max_n, len(toks))
+
+
+def canonical_skill(name: str | None) -> str | None:
+    """The canonical name for a skill written any way ("golang" -> "Go", "k8s" -> "Kubernetes",
+    "大模型" -> "LLM"), or None when the taxonomy does not know it."""
+    if not name or not str(name).strip():
+        return None
+    tax = _taxonomy()
+    k = _key(str(name))
+    if k in tax.canonical:
+        return tax.canonical[k]
+    toks = tuple(_tokens(str(name)))
+    if toks in tax.latin:
+        return tax.latin[toks]
+    stripped = str(name).strip()
+    if stripped in tax.strict:
+        return tax.strict[stripped][0]
+    return None
+
+
+def skill_category(canonical: str) -> str | None:
+    return _taxonomy().categories.get(canonical)
+
+
+def all_skills() -> list[str]:
+    return sorted(_taxonomy().categories)
+
+
+#: After an alias that ends in a Latin letter or digit, the next character may not continue a word.
+_LATIN_END = "(?![a-z0-9+#])"
+
+
+@lru_cache(maxsize=1)
+def _matchers() -> tuple[re.Pattern[str], re.Pattern[str] | None, re.Pattern[str] | None, dict[str, str]]:
+    """(latin, cjk, strict, lookup): compiled matchers over every alias in the taxonomy."""
+    tax = _taxonomy()
+    lookup: dict[str, str] = {}
+    latin_words: list[str] = []
+    cjk_words: list[str] = []
+    for toks, canonical in tax.latin.items():
+        phrase = " ".join(toks)
+        lookup[phrase] = canonical
+        latin_words.append(phrase)
+    for alias, canonical in tax.cjk.items():
+        lookup[alias] = canonical
+        cjk_words.append(alias)
+    for alias, canonical in tax.mixed:
+        lookup[alias] = canonical
+        (latin_words if re.match(r"[a-z0-9.]", alias) else cjk_words).append(alias)
+    latin = re.compile(r"(?<![a-z0-9+#])(" + _trie_pattern_ends(latin_words) + ")")
+    cjk = re.compile("(" + _trie_pattern_ends(cjk_words) + ")") if cjk_words else None
+    strict_words = sorted(tax.strict, key=len, reverse=True)
+    strict = re.compile(r"(?<![A-Za-z0-9+#])(" + "|".join(re.escape(w) for w in strict_words) + r")(?![A-Za-z0-9+#])") \
+        if strict_words else None
+    return latin, cjk, strict, lookup
+
+
+def _trie_pattern_ends(words: list[str]) -> str:
+    # every alias ending in a Latin letter/digit must not run into the next word
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = re.match(r".*[a-z0-9+#]$", word, re.I) is not None
+
+    def build(node: dict) -> str:
+        branches = []
+        for ch in sorted(k for k in node if k):
+            piece = r"[\s\-]+" if ch == " " else re.escape(ch)
+            branches.append(piece + build(node[ch]))
+        if "" in node:
+            branches.append(_LATIN_END if node[""] else "")
+        if len(branches) == 1:
+            return branches[0]
+        return "(?:" + "|".join(branches) + ")"
+
+    return build(trie)
+
+
+def _lookup_key(matched: str) -> str:
+    return re.sub(r"[\s\-]+", lambda m: " " if m.group(0).strip() == "" or len(m.group(0)) > 1 else m.group(0), matched.lower())
+
+
+_WORD_CHAR = re.compile(r"[a-z0-9+#]")
+_SEPARATOR_RUN = re.compile(r"[\s/\-_]+")
+_FULLWIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
+_WORD = re.compile(r"\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*")
+
+
+@lru_cache(maxsize=1)
+def _index() -> tuple[dict[str, str], dict[str, list[tuple[tuple[str, ...], str, re.Pattern[str]]]]]:
+    """(single-token alias -> canonical, first token -> [(tokens, canonical, phrase regex)])."""
+    tax = _taxonomy()
+    single: dict[str, str] = {}
+    multi: dict[str, list[tuple[tuple[str, ...], str, re.Pattern[str]]]] = {}
+    for toks, canonical in tax.latin.items():
+        if len(toks) == 1:
+            single.setdefault(toks[0], canonical)
+        else:
+            phrase = r"[\s/\-_]{1,2}".join(re.escape(t) for t in toks)
+            rx = re.compile(phrase + r"(?![a-z0-9+#])")
+            multi.setdefault(toks[0], []).append((toks, canonical, rx))
+    return single, multi
+
+
+def extract_skills(text: str | None) -> list[str]:
+    """Canonical skills mentioned in ``text`` (title + description), in order of first mention.
+
+    Works on the set of words first (set operations run in C), and only runs a phrase regex for
+    multi-word aliases whose words all occur: fast enough for thousands of postings a second.
+    """
+    if not text:
+        return []
+    tax = _taxonomy()
+    single, multi = _index()
+    if not text.isascii() and _FULLWIDTH.search(text):
+        text = unicodedata.normalize("NFKC", text)
+    lower = text.lower()
+    words = set(_WORD.findall(text))
+    lowered = set(_WORD.findall(lower))
+    for w in [w for w in lowered if "-" in w]:
+        lowered.update(p for p in w.split("-") if p)
+    found: dict[str, int] = {}
+
+    def note(canonical: str, pos: int) -> None:
+        if pos < 0:
+            pos = len(text)
+        if canonical not in found or pos < found[canonical]:
+            found[canonical] = pos
+
+    for w in lowered & single.keys():
+        note(single[w], lower.find(w))
+    firsts = lowered & multi.keys()
+    if firsts:
+        norm = " ".join(lower.replace("/", " ").replace("-", " ").replace("_", " ").split())
+        for first in firsts:
+            for toks, canonical, _rx in multi[first]:
+                if canonical in found or not all(t in lowered for t in toks[1:]):
+                    continue
+                phrase = " ".join(toks)
+                pos = norm.find(phrase)
+                while pos >= 0:
+                    end = pos + len(phrase)
+                    if (pos == 0 or not _WORD_CHAR.match(norm[pos - 1])) and (end >= len(norm) or not _WORD_CHAR.match(norm[end])):
+                        note(canonical, pos)
+                        break
+                    pos = norm.find(phrase, pos + 1)
+    if _CJK.search(text):
+        _, cjk, _, lookup = _matchers()
+        if cjk is not None:
+            for m in cjk.finditer(lower):
+                canonical = lookup.get(m.group(1))
+                if canonical is not None:
+                    note(canonical, m.start())
+    strict_hits = words & tax.strict.keys()
+    if strict_hits:
+        positions = sorted(found.values())
+        for word in strict_hits:
+            canonical, mode = tax.strict[word]
+            for m in re.finditer(r"(?<![A-Za-z0-9+#])" + re.escape(word) + r"(?![A-Za-z0-9+#])", text):
+                after = text[m.end():m.end() + 12]
+                if mode == "=":
+                    nxt = re.match(r"[\s\-]+([A-Za-z]+)", after)
+                    if canonical == "Go" and nxt and nxt.group(1).lower() in _GO_VERB_NEXT:
+                        continue
+                    note(canonical, m.start())
+                    break
+                if after[:1] in ("&", "'", "’", "-", ".") or _CJK.match(after[:1] or " "):
+                    continue
+                if any(abs(p - m.start()) <= 40 for p in positions):
+                    note(canonical, m.start())
+                    break
+    return [name for name, _ in sorted(found.items(), key=lambda kv: kv[1])]
+
+
+def _resolve(matched: str, lookup: dict[str, str], tax: _Taxonomy) -> str | None:
+    low = matched.lower()
+    hit = lookup.get(low)
+    if hit is not None:
+        return hit
+    toks = tuple(_tokens(low))
+    return tax.latin.get(toks)
+
+
+def _adjacent(text: str, tokens: list[tuple[str, int, int]], i: int, length: int) -> bool:
+    """Whether tokens i..i+length are separated only by spaces or a single joiner (phrase, not list)."""
+    for k in range(i, i + length - 1):
+        gap = text[tokens[k][2]:tokens[k + 1][1]]
+        if len(gap) > 2 or any(ch not in " /-_" for ch in gap):
+            return False
+    return True
+
+
+def _hyphen_or_amp_follows(text: str, end: int) -> bool:
+    return text[end:end + 1] in ("&", "'", "’", "-", ".")

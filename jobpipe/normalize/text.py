@@ -1,0 +1,213 @@
+"""Descriptions to clean text: HTML and markdown out, paragraphs and list items kept, mojibake repaired.
+
+Agents read ``description_text`` and the embedder encodes it, so markup, escaped entities
+(Greenhouse escapes its HTML twice: ``&lt;p&gt;``), zero-width characters and mojibake (GBK or
+UTF-8 bytes read as Latin-1, as in old 拉勾 exports) would all cost retrieval quality. Line
+breaks between paragraphs and list items are kept: they carry the structure ("要求:" lists).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+import lxml.html
+from lxml import etree
+
+_BLOCK_TAGS = frozenset(
+    "p div br li ul ol h1 h2 h3 h4 h5 h6 tr table section article header footer blockquote pre dd dt dl hr".split()
+)
+_DROP_TAGS = frozenset({"script", "style", "noscript", "template", "head", "svg", "iframe"})
+_HTML_HINT = re.compile(r"<\s*/?\s*(p|div|br|li|ul|ol|h[1-6]|span|strong|b|i|em|a|table|tr|td|section|font)\b[^>]*>", re.I)
+_ESCAPED_HTML_HINT = re.compile(r"&lt;\s*/?\s*(p|div|br|li|ul|ol|h[1-6]|span|strong|b|em|a)\b", re.I)
+# Zero-width and bidi controls, BOM, soft hyphen; C0/C1 controls except \n and \t.
+_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\u00ad]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MOJIBAKE_HINT = re.compile(r"[\u00c0-\u00ff][\u0080-\u00ff]|[ÃÂÅÆÐÑÒÓÔÕÖ×ØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõö÷øùúûüýþÿ]{2}")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LATIN_RUN = re.compile(r"[A-Za-z]+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_KANA_RUN = re.compile(r"[\u3040-\u30ff]+")
+_HANGUL_RUN = re.compile(r"[\uac00-\ud7af]+")
+_LATIN1_HIGH = re.compile(r"[\u0080-\u00ff]")
+
+# Markdown
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_LINK = re.compile(r"\[([^\]]+)\]\((?:[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*", re.M)
+_MD_EMPH = re.compile(r"(\*\*|__|~~)(.+?)\1")
+_MD_EM = re.compile(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])")
+_MD_BULLET = re.compile(r"^\s*(?:[-*+•·]|\d+[.)、])\s+", re.M)
+_MD_CHECKBOX = re.compile(r"^- \[[ xX]\]\s*", re.M)
+_MD_FENCE = re.compile(r"^\s*```.*$", re.M)
+_MD_QUOTE = re.compile(r"^\s*>\s?", re.M)
+_MD_RULE = re.compile(r"^\s*([-*_=]\s*){3,}$", re.M)
+_MD_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.M)
+_MD_INLINE_CODE = re.compile(r"`([^`\n]+)`")
+
+
+def repair_mojibake(text: str) -> str:
+    """Undo GBK/UTF-8 bytes decoded as Latin-1 or cp1252, when the repair is clearly better.
+
+    Only runs on text with Latin-1 letter pairs and no CJK at all; a candidate is kept only if it
+    decodes cleanly and turns the suspicious characters into CJK (or plain) text.
+    """
+    if not text or text.isascii() or _CJK.search(text) or not _MOJIBAKE_HINT.search(text):
+        return text
+    high = len(_LATIN1_HIGH.findall(text))
+    if high < 2:
+        return text
+    best = text
+    for source in ("latin-1", "cp1252"):
+        try:
+            raw = text.encode(source)
+        except UnicodeEncodeError:
+            continue
+        for target in ("utf-8", "gb18030"):
+            try:
+                fixed = raw.decode(target)
+            except UnicodeDecodeError:
+                continue
+            if fixed != text and len(_LATIN1_HIGH.findall(fixed)) < high // 4 and (_CJK.search(fixed) or target == "utf-8"):
+                return fixed
+    return best
+
+
+def _html_to_text(markup: str) -> str:
+    try:
+        root = lxml.html.fragment_fromstring(markup, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return re.sub(r"<[^>]+>", " ", markup)
+    out: list[str] = []
+
+    def walk(el: etree._Element, depth: int) -> None:
+        tag = el.tag if isinstance(el.tag, str) else ""
+        tag = tag.lower()
+        if tag in _DROP_TAGS:
+            if el.tail:
+                out.append(el.tail)
+            return
+        block = tag in _BLOCK_TAGS
+        if block:
+            out.append("\n")
+        if tag == "li":
+            out.append("- ")
+        if el.text and tag != "br":
+            out.append(el.text)
+        for child in el:
+            walk(child, depth + 1)
+        if block:
+            out.append("\n")
+        if el.tail:
+            out.append(el.tail)
+
+    walk(root, 0)
+    return "".join(out)
+
+
+def _markdown_to_text(text: str) -> str:
+    """Markdown syntax out, text kept; each rule runs only when its marker character occurs."""
+    if "```" in text:
+        text = _MD_FENCE.sub("", text)
+    if "](" in text:
+        text = _MD_IMAGE.sub(r"\1", text)
+        text = _MD_LINK.sub(r"\1", text)
+    if "|" in text:
+        text = _MD_TABLE_SEP.sub("", text)
+    if "---" in text or "***" in text or "___" in text or "===" in text:
+        text = _MD_RULE.sub("", text)
+    if "#" in text:
+        text = _MD_HEADING.sub("", text)
+    if ">" in text:
+        text = _MD_QUOTE.sub("", text)
+    if "[" in text:
+        text = _MD_CHECKBOX.sub("- ", text)
+    text = _MD_BULLET.sub("- ", text)
+    if "**" in text or "__" in text or "~~" in text:
+        for _ in range(2):
+            text = _MD_EMPH.sub(r"\2", text)
+    if "*" in text:
+        text = _MD_EM.sub(r"\1", text)
+    if "`" in text:
+        text = _MD_INLINE_CODE.sub(r"\1", text)
+    return text
+
+
+_MARKDOWN_HINT = re.compile(r"[#*_`\[>|~]|^\s*(?:[-+•·]|\d+[.)、])\s|^\s*[-=]{3,}", re.M)
+_SPACES = re.compile(r"[ \t\f\v]+")
+_NEEDS_WORK = re.compile(r"[<&\u0080-\u00ff\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\u00a0\u3000\x00-\x08\x0b-\x1f\x7f#*_`\[>|~\r]")
+
+
+def clean_inline(raw: str | None) -> str:
+    """One-line clean text (titles, company names, locations): no markup, no line breaks."""
+    if not raw:
+        return ""
+    text = str(raw)
+    if _NEEDS_WORK.search(text) or "\n" in text:
+        text = clean_text(text)
+    return " ".join(text.split())
+
+
+def clean_text(raw: str | None) -> str:
+    """Plain text with paragraph and list-item line breaks, single spaces, no invisible characters."""
+    if not raw:
+        return ""
+    text = str(raw)
+    if _ESCAPED_HTML_HINT.search(text) and not _HTML_HINT.search(text):
+        text = html.unescape(text)   # doubly escaped HTML: unescape once to get the markup back
+    text = repair_mojibake(text)
+    if _HTML_HINT.search(text):
+        text = _html_to_text(text)
+    text = html.unescape(text) if "&" in text else text
+    if not text.isascii():
+        text = unicodedata.normalize("NFC", text)
+        text = _INVISIBLE.sub("", text)
+        text = text.replace("\u2028", "\n").replace("\u2029", "\n\n").replace("\u00a0", " ").replace("\u3000", " ")
+    elif "\x7f" in text or re.search(r"[\x00-\x08\x0b-\x1f]", text):
+        text = _INVISIBLE.sub("", text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if _MARKDOWN_HINT.search(text):
+        text = _markdown_to_text(text)
+    text = _SPACES.sub(" ", text)
+    lines = [line.strip() for line in text.split("\n")]
+    out: list[str] = []
+    blank = False
+    for line in lines:
+        if not line:
+            blank = bool(out)
+            continue
+        if blank:
+            out.append("")
+        out.append(line)
+        blank = False
+    return "\n".join(out)
+
+
+def detect_language(text: str | None) -> str | None:
+    """"zh" when CJK characters make up a real share of the letters, "en" for Latin text, else None.
+
+    Chinese postings are full of English tech words (Java, Go, AI), so a modest CJK share (15%)
+    already means Chinese.
+    """
+    if not text:
+        return None
+    sample = text[:1500]
+    latin = sum(map(len, _LATIN_RUN.findall(sample)))
+    if sample.isascii():
+        return "en" if latin else None
+    cjk = sum(map(len, _CJK_RUN.findall(sample)))
+    kana = sum(map(len, _KANA_RUN.findall(sample)))
+    hangul = sum(map(len, _HANGUL_RUN.findall(sample)))
+    total = cjk + kana + hangul + latin
+    if total == 0:
+        return None
+    if kana > 0 and kana >= cjk * 0.2:
+        return "ja"
+    if hangul > cjk and hangul / total > 0.15:
+        return "ko"
+    if cjk / total >= 0.15:
+        return "zh"
+    if latin / total > 0.5:
+        return "en"
+    return None
