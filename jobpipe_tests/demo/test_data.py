@@ -161,6 +161,9 @@ def test_known_postings_and_demo_query_find_their_targets(postings):
     for known in (KNOWN_POSTING, KNOWN_POSTING_EN):
         match = [p for p in postings if p["source"] == known["source"] and p["external_id"] == known["external_id"]]
         assert len(match) == 1
+        board = json.loads((DEMO_DATA_DIR / "greenhouse" / f"{known['source'].removesuffix('-gh')}.json").read_text())
+        job = next(j for j in board["jobs"] if str(j["id"]) == known["external_id"])
+        assert job["application_deadline"] is None   # never expires, whenever the demo runs
         assert match[0]["title"] == known["title"]
         words = set(tokenize(match[0]["title"] + " " + match[0]["text"]))
         assert set(tokenize(known["query"])) <= words
