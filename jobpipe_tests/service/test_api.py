@@ -138,3 +138,42 @@ def test_oversized_bodies_are_refused_before_reading(client: TestClient):
     response = client.post("/search", content=b"{" + b" " * 300_000 + b"}",
                            headers={"content-type": "application/json"})
     assert response.status_code == 413
+
+
+def test_match_ranks_jobs_for_resume_text(client: TestClient, seeded):
+    from jobpipe_tests.candidates.resumes import EN_ML
+
+    body = client.post("/match", json={"resume_text": EN_ML, "top_k": 3, "include_closed": False}).json()
+    assert len(body["results"]) == 3 and body["candidate_id"] is None
+    top = body["results"][0]
+    assert top["job_id"] == seeded["ml-ny"] and top["skill_overlap"] == 1.0 and top["missing_skills"] == []
+    assert {s.lower() for s in top["matched_skills"]} == {"python", "pytorch", "kubernetes"}
+    assert top["score"] == top["fused_score"] and -1 <= top["vector_similarity"] <= 1
+    assert "Python" in body["candidate_skills"] or "python" in body["candidate_skills"]
+
+
+def test_match_stored_candidate_and_unknown_candidate(client: TestClient, database, seeded):
+    from jobpipe.candidates import parse_resume, upsert_candidates
+    from jobpipe.db import connect
+    from jobpipe.store import sync_candidate_embeddings
+    from jobpipe_tests.candidates.resumes import EN_FRONTEND
+
+    with connect(database) as conn:
+        upsert_candidates(conn, [parse_resume("cand-fe", EN_FRONTEND, name="Sam Lee")])
+        sync_candidate_embeddings(conn, HashEmbedder())
+    body = client.post("/match", json={"candidate_id": "cand-fe", "remote": True}).json()
+    assert body["candidate_id"] == "cand-fe"
+    assert [r["job_id"] for r in body["results"]] == [seeded["fe-remote"]]
+    missing = client.post("/match", json={"candidate_id": "nobody"})
+    assert missing.status_code == 404 and "unknown candidate_id 'nobody'" in missing.json()["detail"]
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ({}, "give exactly one of candidate_id or resume_text"),
+    ({"candidate_id": "a", "resume_text": "b"}, "give exactly one of candidate_id or resume_text"),
+    ({"resume_text": "x" * (limits.MAX_RESUME_CHARS + 1)}, "resume_text: String should have at most 20000"),
+    ({"resume_text": "python", "top_k": 1000}, "top_k: Input should be less than or equal to 100"),
+])
+def test_invalid_match_requests(client: TestClient, body, expected):
+    response = client.post("/match", json=body)
+    assert response.status_code == 422 and expected in response.json()["message"]

@@ -112,3 +112,50 @@ def test_salary_and_line_formatting():
     assert format_salary({"min": 50, "currency": "USD", "period": "hour"}) == "from 50 USD/hour"
     line = job_line(1, {"job_id": 7, "title": "A | B\nC", "company": None, "cities": [], "salary": {}, "url": None})
     assert line == "1. A / B C | company not stated | location not stated | salary not stated | no link | job_id=7"
+
+
+def test_mcp_streamable_http_requires_the_token(database, seeded):
+    import socket
+    import threading
+    import time
+
+    import httpx
+    import httpx2
+    import uvicorn
+    from mcp.client.streamable_http import streamable_http_client
+
+    from jobpipe.service.context import ServiceContext
+    from jobpipe.service.mcp_server import mcp_http_app
+    from jobpipe.service.settings import ServiceSettings
+    from jobpipe_tests.service.support import HashEmbedder
+
+    token = "mcp-token-77"
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ctx = ServiceContext(ServiceSettings(), database_url=database, embedder=HashEmbedder())
+    server = uvicorn.Server(uvicorn.Config(mcp_http_app(ctx, token=token), host="127.0.0.1", port=port,
+                                          log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}/mcp"
+
+    async def call() -> str:
+        with anyio.fail_after(60):
+            async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+                async with Client(streamable_http_client(url, http_client=http)) as client:
+                    result = await client.call_tool("get_job", {"job_id": seeded["go-sf"]})
+                    return _text(result)
+
+    try:
+        deadline = time.monotonic() + 15
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        denied = httpx.post(url, json={"jsonrpc": "2.0", "id": 1, "method": "ping"}, timeout=10)
+        assert denied.status_code == 401
+        text = anyio.run(call)
+        assert "Senior Backend Engineer (Go)" in text and "180,000-220,000 USD/year" in text
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        ctx.close()
