@@ -60,6 +60,14 @@ def test_lever_full_last_page_asks_once_more(server: FixtureServer, client: Poli
     assert result.complete and len(result.postings) == 2
 
 
+def test_lever_server_ignoring_paging_sends_everything_once(server: FixtureServer, client: PoliteClient) -> None:
+    both = json.loads(fixture("lever_page0.json")) + json.loads(fixture("lever_page1.json"))
+    server.route("/v0/postings/orbit", Reply(body=json.dumps(both).encode()))
+    result = fetch_source(make_config("lv", "lever", company="orbit", base_url=server.base, page_size=2), client)
+    assert result.complete and len(result.postings) == 3
+    assert len(server.hits("/v0/postings/orbit?mode=json&skip=0&limit=2")) == 1
+
+
 def test_lever_server_ignoring_skip_is_an_error(server: FixtureServer, client: PoliteClient) -> None:
     server.route("/v0/postings/orbit", Reply(body=fixture("lever_page0.json")))   # same page for any skip
     result = fetch_source(make_config("lv", "lever", company="orbit", base_url=server.base, page_size=2), client)

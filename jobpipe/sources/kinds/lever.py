@@ -35,7 +35,9 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             items = expect(json_body(response), None, response, "a JSON array of postings")
             postings = tuple(session.posting(p["id"], with_company(p, company), as_text(p.get("hostedUrl")))
                              for p in items if isinstance(p, dict) and p.get("id"))
-            more = (page_url(options, skip + limit),) if len(items) >= limit else ()
+            # a short page ends the listing; a page longer than asked means the server ignores
+            # paging and just sent everything
+            more = (page_url(options, skip + limit),) if len(items) == limit else ()
             return PageOutput(postings, next_links=more)
 
         out = session.page(url, parse)
