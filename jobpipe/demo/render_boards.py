@@ -62,7 +62,7 @@ def greenhouse_job(o: Opening, board: str) -> dict[str, Any]:
         metadata.append({"id": 4_100_223_002, "name": "Workplace Type",
                          "value": "Remote" if o.remote else ("Hybrid" if o.hybrid else "On-site"),
                          "value_type": "single_select"})
-    return {
+    job = {
         "absolute_url": f"https://job-boards.greenhouse.io/{board}/jobs/{o.ids['greenhouse']}",
         "data_compliance": [{"type": "gdpr", "requires_consent": False, "requires_processing_consent": False,
                              "requires_retention_consent": False, "retention_period": None,
@@ -84,6 +84,18 @@ def greenhouse_job(o: Opening, board: str) -> dict[str, Any]:
                          "child_ids": [], "parent_id": None}],
         "offices": offices,
     }
+    # Pay-transparency ranges (served only with ?pay_transparency=true), in cents, for the
+    # yearly and hourly ranges that US and European boards publish.
+    pay = o.pay
+    if pay and pay.currency and pay.min is not None and pay.unit in ("YEAR", "HOUR") and o.lang == "en":
+        high = pay.max if pay.max is not None else pay.min
+        job["pay_input_ranges"] = [{
+            "min_cents": int(round(pay.min * 100)), "max_cents": int(round(high * 100)),
+            "currency_type": pay.currency,
+            "title": "Annual base salary" if pay.unit == "YEAR" else "Hourly rate",
+            "blurb": "<p>Pay within this range depends on skills, experience and location.</p>",
+        }]
+    return job
 
 
 def greenhouse_board(openings: list[Opening], board: str) -> dict[str, Any]:

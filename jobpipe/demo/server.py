@@ -2,8 +2,9 @@
 
 Routes (all GET/HEAD, data from ``jobpipe/demo/data/``):
 
-* ``/v1/boards/{board}/jobs[?content=true]`` and ``/v1/boards/{board}/jobs/{id}``: Greenhouse
-  Job Board API (without ``content=true`` the list omits content, departments and offices).
+* ``/v1/boards/{board}/jobs[?content=true][&pay_transparency=true]`` and ``/v1/boards/{board}/jobs/{id}``:
+  Greenhouse Job Board API (without ``content=true`` the list omits content, departments and
+  offices; without ``pay_transparency=true``, ``pay_input_ranges``).
 * ``/v0/postings/{site}?mode=json&skip=&limit=`` and ``/v0/postings/{site}/{id}``: Lever.
 * ``/careers/{company}/``, ``/careers/{company}/page/{n}/``, ``/careers/{company}/jobs/{id}.html``:
   career sites with schema.org JobPosting JSON-LD.
@@ -31,6 +32,7 @@ DATA_DIR = Path(__file__).resolve().parent / "data"
 #: The demo data's fixed modification time (it only changes when regenerated).
 LAST_MODIFIED = "Sat, 28 Nov 2026 00:00:00 GMT"
 _GREENHOUSE_LIST_ONLY = ("content", "departments", "offices")
+_GREENHOUSE_PAY = "pay_input_ranges"   # only with ?pay_transparency=true, as on the real API
 _TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json; charset=utf-8",
           ".txt": "text/plain; charset=utf-8"}
 
@@ -112,14 +114,16 @@ class DemoRoutes:
         data = self._load_json(f"greenhouse/{board}.json")
         if data is None:
             return _json(404, {"status": 404, "error": "Job not found"})
+        drop = set() if query.get("pay_transparency", "").lower() == "true" else {_GREENHOUSE_PAY}
         if rest:
             job = next((j for j in data["jobs"] if str(j["id"]) == rest[0]), None)
-            return _json(200, job) if job and len(rest) == 1 else _json(404, {"status": 404, "error": "Job not found"})
+            if job is None or len(rest) != 1:
+                return _json(404, {"status": 404, "error": "Job not found"})
+            return _json(200, {k: v for k, v in job.items() if k not in drop})
         if query.get("content", "").lower() != "true":
-            data = {"jobs": [{k: v for k, v in j.items() if k not in _GREENHOUSE_LIST_ONLY} for j in data["jobs"]],
-                    "meta": data["meta"]}
-            return _json(200, data)
-        return Response(200, self._read(f"greenhouse/{board}.json") or b"", _TYPES[".json"])
+            drop |= set(_GREENHOUSE_LIST_ONLY)
+        jobs = [{k: v for k, v in j.items() if k not in drop} for j in data["jobs"]]
+        return _json(200, {"jobs": jobs, "meta": data["meta"]})
 
     def _lever(self, site: str, rest: list[str], query: dict[str, str]) -> Response:
         postings = self._load_json(f"lever/{site}.json")

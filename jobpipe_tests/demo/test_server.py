@@ -55,8 +55,24 @@ def test_greenhouse_without_content_omits_bodies(demo_server, client):
     assert all(j["title"] for j in jobs)
 
 
+def test_greenhouse_pay_ranges_only_with_pay_transparency(demo_server, client):
+    plain = client.get(f"{demo_server.url}/v1/boards/lumenwise/jobs?content=true").json()["jobs"]
+    assert all("pay_input_ranges" not in j for j in plain)
+    paid = client.get(f"{demo_server.url}/v1/boards/lumenwise/jobs",
+                      params={"content": "true", "pay_transparency": "true"}).json()["jobs"]
+    ranges = [r for j in paid for r in j.get("pay_input_ranges", [])]
+    assert len(ranges) >= 10
+    assert all(isinstance(r["min_cents"], int) and r["max_cents"] >= r["min_cents"] and r["currency_type"]
+               for r in ranges)
+    one = next(j for j in paid if j.get("pay_input_ranges"))
+    detail = client.get(f"{demo_server.url}/v1/boards/lumenwise/jobs/{one['id']}?pay_transparency=true").json()
+    assert detail["pay_input_ranges"] == one["pay_input_ranges"]
+    assert "pay_input_ranges" not in client.get(f"{demo_server.url}/v1/boards/lumenwise/jobs/{one['id']}").json()
+
+
 def test_greenhouse_job_detail_and_unknown_board(demo_server, client):
     listed = client.get(f"{demo_server.url}/v1/boards/quillmark/jobs?content=true").json()["jobs"][3]
+    assert "pay_input_ranges" not in listed
     detail = client.get(f"{demo_server.url}/v1/boards/quillmark/jobs/{listed['id']}")
     assert detail.status_code == 200 and detail.json() == listed
     assert client.get(f"{demo_server.url}/v1/boards/quillmark/jobs/1").status_code == 404
