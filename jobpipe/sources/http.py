@@ -287,7 +287,7 @@ class PoliteClient:
                                     f"{self.max_retry_after:.0f}s cap", url=url, status=response.status)
             if attempt < self.max_retries:
                 log.info("GET %s: %s; retry %d/%d in %.2fs", url, last_error, attempt + 1, self.max_retries, wait)
-                time.sleep(wait)
+                self.limiter.defer(host, wait)  # the whole host backs off, not just this request
         status = None
         if last_error.startswith("HTTP "):
             status = int(last_error.split()[1])

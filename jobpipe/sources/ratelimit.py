@@ -34,3 +34,11 @@ class HostRateLimiter:
         if delay > 0:
             self._sleep(delay)
         return max(delay, 0.0)
+
+    def defer(self, host: str, seconds: float) -> None:
+        """Hold every request to ``host`` for ``seconds`` (a 429/503 ``Retry-After`` applies
+        to the whole host, not just the request that received it)."""
+        with self._lock:
+            until = self._clock() + seconds
+            if until > self._next_slot.get(host, 0.0):
+                self._next_slot[host] = until
