@@ -60,7 +60,7 @@ _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
     ("associate", re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I)),
     ("high_school", re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I)),
 ]
-_DEGREE_CONTEXT = re.compile(r"学历|學歷|degree|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I)
+_DEGREE_CONTEXT = re.compile(r"学历|學歷|degree|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I)
 
 
 def parse_degree(text: str | None) -> str | None:

@@ -79,6 +79,11 @@ def _sane_date(v: Any, now: datetime) -> bool:
     return EARLIEST <= dt <= now + FUTURE_TOLERANCE
 
 
+def _named(fn: Any, name: str) -> pa.Check:
+    """A vectorized check whose failures are reported under ``name``."""
+    return pa.Check(fn, name=name, error=name)
+
+
 def _opt_in(values: Iterable[str]) -> pa.Check:
     allowed = frozenset(values)
     return pa.Check(lambda v: _missing(v) or v in allowed, element_wise=True, name=f"in_{'_'.join(sorted(allowed))[:40]}")
@@ -91,8 +96,8 @@ def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
     skills = frozenset(all_skills())
     return pa.DataFrameSchema(
         {
-            "source": pa.Column(str, pa.Check.str_length(min_value=1), nullable=False),
-            "external_id": pa.Column(str, pa.Check.str_length(min_value=1), nullable=False),
+            "source": pa.Column(str, _named(lambda s: s.str.len() > 0, "source_not_empty"), nullable=False),
+            "external_id": pa.Column(str, _named(lambda s: s.str.len() > 0, "external_id_not_empty"), nullable=False),
             "title": pa.Column(str, pa.Check(lambda v: isinstance(v, str) and v.strip() != "", element_wise=True,
                                                name="title_not_blank"), nullable=False),
             "company": pa.Column(object, nullable=True),
@@ -103,16 +108,16 @@ def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
             "remote": pa.Column(object, _opt_in(REMOTE_MODES), nullable=True),
             "job_type": pa.Column(object, _opt_in(JOB_TYPES), nullable=True),
             "seniority": pa.Column(object, _opt_in(SENIORITIES), nullable=True),
-            "salary_min": pa.Column(float, pa.Check.gt(0, name="salary_min_positive"), nullable=True),
-            "salary_max": pa.Column(float, pa.Check.gt(0, name="salary_max_positive"), nullable=True),
+            "salary_min": pa.Column(float, _named(lambda s: s > 0, "salary_min_positive"), nullable=True),
+            "salary_max": pa.Column(float, _named(lambda s: s > 0, "salary_max_positive"), nullable=True),
             "salary_currency": pa.Column(object, pa.Check(lambda v: _missing(v) or v in KNOWN_CURRENCIES,
                                                           element_wise=True, name="currency_known"), nullable=True),
             "salary_period": pa.Column(object, pa.Check(lambda v: _missing(v) or v in PERIODS,
                                                         element_wise=True, name="period_known"), nullable=True),
-            "salary_months": pa.Column(float, pa.Check.in_range(1, 24, name="months_per_year_1_24"), nullable=True),
+            "salary_months": pa.Column(float, _named(lambda s: (s >= 1) & (s <= 24), "months_per_year_1_24"), nullable=True),
             "salary_negotiable": pa.Column(bool),
-            "experience_min": pa.Column(float, pa.Check.in_range(0, 50, name="experience_0_50"), nullable=True),
-            "experience_max": pa.Column(float, pa.Check.in_range(0, 50, name="experience_0_50"), nullable=True),
+            "experience_min": pa.Column(float, _named(lambda s: (s >= 0) & (s <= 50), "experience_0_50"), nullable=True),
+            "experience_max": pa.Column(float, _named(lambda s: (s >= 0) & (s <= 50), "experience_0_50"), nullable=True),
             "degree": pa.Column(object, _opt_in(DEGREES), nullable=True),
             "skills": pa.Column(object, pa.Check(lambda v: isinstance(v, list) and all(s in skills for s in v),
                                                  element_wise=True, name="skills_canonical")),
@@ -124,7 +129,7 @@ def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
                                                     name="posted_at_not_in_future"), nullable=True),
             "valid_through": pa.Column(object, pa.Check(lambda v: _missing(v) or _as_datetime(v) is not None,
                                                         element_wise=True, name="valid_through_datetime"), nullable=True),
-            "content_hash": pa.Column(str, pa.Check.str_matches(_HASH.pattern, name="content_hash_sha256")),
+            "content_hash": pa.Column(str, _named(lambda s: s.str.fullmatch(_HASH.pattern), "content_hash_sha256")),
         },
         checks=[
             pa.Check(lambda df: df["salary_min"].isna() | df["salary_max"].isna() | (df["salary_min"] <= df["salary_max"]),
@@ -197,7 +202,8 @@ def validate_postings(postings: Sequence[NormalizedPosting], *, now: datetime | 
             idx = getattr(row, "index", None)
             column = getattr(row, "column", None)
             check = str(getattr(row, "check", ""))
-            name = f"{column}:{check}" if column and not _missing(column) and column != "DataFrameSchema" else check
+            context = str(getattr(row, "schema_context", ""))
+            name = f"{column}:{check}" if context == "Column" and column and not _missing(column) else check
             if _missing(idx):
                 # a failure not tied to a row (wrong dtype of a whole column): every row fails it
                 for i in range(len(postings)):

@@ -29,7 +29,7 @@ _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 #: Words after "Go" that make it the English verb.
 _GO_VERB_NEXT = frozenset(
-    "to ahead live beyond back through for out on with further above into get the and see a an over from "
+    "to ahead live beyond back through for out on with further above into get the see a an over from "
     "after along away down up in at by deep far big hand home where wrong well fast public global".split()
 )
 _CONTEXT_WINDOW = 6  # tokens

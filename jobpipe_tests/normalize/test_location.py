@@ -1,0 +1,97 @@
+"""Cities, country and remote mode from location text in Chinese and English."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobpipe.normalize.location import city_aliases, city_country, known_cities, resolve_city, resolve_locations
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("北京", "Beijing"), ("Beijing", "Beijing"), ("Peking", "Beijing"), ("北京市", "Beijing"),
+    ("上海", "Shanghai"), ("沪", "Shanghai"), ("shanghai", "Shanghai"),
+    ("深圳", "Shenzhen"), ("广州", "Guangzhou"), ("杭州", "Hangzhou"), ("成都", "Chengdu"), ("南京", "Nanjing"),
+    ("武汉", "Wuhan"), ("西安", "Xi'an"), ("苏州", "Suzhou"), ("兰州", "Lanzhou"), ("厦门", "Xiamen"),
+    ("新加坡", "Singapore"), ("Singapore", "Singapore"), ("SG", "Singapore"),
+    ("香港", "Hong Kong"), ("HK", "Hong Kong"), ("Hong Kong", "Hong Kong"),
+    ("台北", "Taipei"), ("東京", "Tokyo"), ("东京", "Tokyo"), ("吉隆坡", "Kuala Lumpur"), ("迪拜", "Dubai"),
+    ("旧金山", "San Francisco"), ("SF", "San Francisco"), ("Bay Area", "San Francisco"),
+    ("纽约", "New York City"), ("NYC", "New York City"), ("New York", "New York City"),
+    ("伦敦", "London"), ("London", "London"), ("München", "Munich"), ("Zürich", "Zurich"),
+    ("Mountain View", "Mountain View"), ("Sunnyvale", "Sunnyvale"), ("Seattle", "Seattle"),
+    ("Mountain View, CA, United States", "Mountain View"), ("深圳-南山区", "Shenzhen"),
+    ("Narnia", None), ("", None), (None, None), ("远程", None),
+])
+def test_resolve_city(name, expected):
+    assert resolve_city(name) == expected
+
+
+def test_both_languages_give_the_same_canonical_name():
+    for zh, en in [("北京", "beijing"), ("上海", "SHANGHAI"), ("新加坡", "Singapore"), ("旧金山", "San Francisco")]:
+        assert resolve_city(zh) == resolve_city(en)
+
+
+def test_every_resolved_city_is_in_the_table():
+    cities = known_cities()
+    for name in ["北京", "HK", "Mountain View", "Cambridge, MA", "Hoopeston, IL"]:
+        assert resolve_city(name) in cities
+
+
+def test_city_aliases_lists_both_languages():
+    aliases = city_aliases("Beijing")
+    assert aliases[0] == "Beijing" and "北京" in aliases and "Peking" in aliases
+    assert city_aliases("Nowhere") == []
+    assert city_country("Shenzhen") == "CN" and city_country("Singapore") == "SG"
+
+
+@pytest.mark.parametrize("text,cities,country,remote", [
+    ("Mountain View, CA, United States", ["Mountain View"], "US", None),
+    ("New York, NY", ["New York City"], "US", None),
+    ("Cambridge, MA", ["Cambridge"], "US", None),
+    ("Dublin, Ireland", ["Dublin"], "IE", None),
+    ("Dublin, CA", ["Dublin"], "US", None),
+    ("London, United Kingdom", ["London"], "GB", None),
+    ("Remote - US", [], "US", "remote"),
+    ("北京/上海/远程", ["Beijing", "Shanghai"], "CN", "remote"),
+    ("北京、上海", ["Beijing", "Shanghai"], "CN", None),
+    ("北京 上海 杭州 深圳", ["Beijing", "Shanghai", "Hangzhou", "Shenzhen"], "CN", None),
+    ("深圳-南山区", ["Shenzhen"], "CN", None),
+    ("上海-浦东新区", ["Shanghai"], "CN", None),
+    ("北京市朝阳区望京SOHO", ["Beijing"], "CN", None),
+    ("上海南京西路", ["Shanghai"], "CN", None),
+    ("上海中山公园附近，暂不支持远程", ["Shanghai"], "CN", "onsite"),
+    ("马来西亚 · 吉隆坡（坐班）", ["Kuala Lumpur"], "MY", "onsite"),
+    ("远程", [], None, "remote"),
+    ("居家办公", [], None, "remote"),
+    ("分布式办公", [], None, "remote"),
+    ("Work from home", [], None, "remote"),
+    ("telecommute", [], None, "remote"),
+    ("Hybrid - London", ["London"], "GB", "hybrid"),
+    ("混合办公（上海）", ["Shanghai"], "CN", "hybrid"),
+    ("不限", [], None, "remote"),
+    ("HK/ remote", ["Hong Kong"], "HK", "remote"),
+    ("Onsite（Hangzhou/Shenzhen）", ["Hangzhou", "Shenzhen"], "CN", "onsite"),
+    ("Xinyi District, Taiwan", ["Taipei"], "TW", None),
+    ("Singapore", ["Singapore"], "SG", None),
+    ("Beijing or USA San Jose", ["Beijing", "San Jose"], "CN", None),
+    ("美国洛杉矶", ["Los Angeles"], "US", None),
+    ("MG, Brazil", [], "BR", None),
+    ("日本", [], "JP", None),
+])
+def test_resolve_locations(text, cities, country, remote):
+    assert resolve_locations(text, [], None) == (cities, country, remote)
+
+
+def test_extra_locations_and_remote_hint():
+    cities, country, remote = resolve_locations("Shanghai", ["Beijing, China", "Shanghai"], "TELECOMMUTE")
+    assert cities == ["Shanghai", "Beijing"] and country == "CN" and remote == "remote"
+    assert resolve_locations(None, [], "hybrid")[2] == "hybrid"
+    assert resolve_locations("Berlin, Germany", [], None)[2] is None   # unstated stays None
+
+
+def test_free_text_does_not_invent_cities():
+    # lower-case words, English phrases and small towns without a state are not cities
+    assert resolve_locations("remote work available, flexible", [], None)[0] == []
+    assert resolve_locations("Trade Centre - DIFC - Dubai", [], None)[0] == ["Dubai"]
+    assert resolve_locations("Hoopeston", [], None)[0] == ["Hoopeston"]        # whole segment: accepted
+    assert resolve_locations("based near Hoopeston maybe", [], None)[0] == []  # small town in prose: not

@@ -1,0 +1,95 @@
+"""normalize_posting end to end, and the JSON shape the CLI prints."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from jobpipe.hashing import content_hash
+from jobpipe.models import PostingFields
+from jobpipe.normalize import normalize_posting, posting_to_dict, validate_postings
+from jobpipe.normalize.posting import clean_company
+
+FETCHED = datetime(2026, 3, 10, 12, tzinfo=timezone.utc)
+
+
+def _zh_fields(**over):
+    base = dict(
+        title="AI Agent 开发实习生", company="某某科技有限公司", location="深圳/远程", salary_text="300-400元/天",
+        employment_type="全职", description="## 职责\n- 基于大模型开发 Agent\n- 熟悉 Python、LangChain\n\n## 要求\n本科及以上学历，经验不限",
+        url="https://example.com/jobs/1", posted_at="3天前",
+    )
+    base.update(over)
+    return PostingFields(**base)
+
+
+def test_chinese_posting():
+    p = normalize_posting(_zh_fields(), source="demo", external_id="1", fetched_at=FETCHED, raw_id=7, fetch_id=3)
+    assert p.title == "AI Agent 开发实习生"
+    assert p.cities == ["Shenzhen"] and p.country == "CN" and p.remote == "remote"
+    assert p.job_type == "intern" and p.seniority == "intern"
+    assert (p.salary.min, p.salary.max, p.salary.currency, p.salary.period) == (300, 400, "CNY", "day")
+    assert (p.salary_annual_min, p.salary_annual_max) == (75000, 100000)
+    assert {"LLM", "AI Agent", "Python", "LangChain"} <= set(p.skills)
+    assert p.language == "zh" and p.degree == "bachelor" and (p.experience_min, p.experience_max) == (0, None)
+    assert p.posted_at == datetime(2026, 3, 7, 12, tzinfo=timezone.utc)
+    assert "##" not in p.description_text and "- 熟悉 Python、LangChain" in p.description_text
+    assert p.raw_id == 7 and p.fetch_id == 3
+    assert p.content_hash == content_hash(p) and len(p.content_hash) == 64
+
+
+def test_english_posting_with_structured_salary_and_glassdoor_company():
+    fields = PostingFields(
+        title="Senior Data Scientist", company="Acme Analytics\n3.8", location="San Francisco, CA",
+        salary=None, salary_text="$120K-$160K (Glassdoor est.)", description="<p>5+ years of experience with Python, SQL and Spark.</p>",
+        posted_at="2026-03-01T00:00:00Z",
+    )
+    p = normalize_posting(fields, source="gd", external_id="a", fetched_at=FETCHED)
+    assert p.company == "Acme Analytics"
+    assert p.cities == ["San Francisco"] and p.country == "US" and p.remote is None
+    assert (p.salary.min, p.salary.max, p.salary.currency, p.salary.period) == (120000, 160000, "USD", "year")
+    assert p.seniority == "senior" and p.experience_min == 5 and p.language == "en"
+    assert {"Python", "SQL", "Spark"} <= set(p.skills)
+
+
+def test_title_says_remote():
+    p = normalize_posting(PostingFields(title="[远程] Rust 工程师", location=None), source="s", external_id="r", fetched_at=FETCHED)
+    assert p.remote == "remote"
+
+
+def test_content_hash_ignores_url_and_dates():
+    a = normalize_posting(_zh_fields(), source="s", external_id="1", fetched_at=FETCHED)
+    b = normalize_posting(_zh_fields(url="https://example.com/other", posted_at="昨天"), source="s", external_id="1", fetched_at=FETCHED)
+    c = normalize_posting(_zh_fields(title="后端开发实习生"), source="s", external_id="1", fetched_at=FETCHED)
+    assert a.content_hash == b.content_hash != c.content_hash
+
+
+def test_clean_company():
+    assert clean_company("Acme Inc\n4.1") == "Acme Inc"
+    assert clean_company("  Foo\u200b Bar  ") == "Foo Bar"
+    assert clean_company(None) is None and clean_company("  ") is None
+
+
+def test_posting_to_dict_is_json_ready_with_salary_block():
+    p = normalize_posting(_zh_fields(salary_text="15-25K·14薪"), source="demo", external_id="1", fetched_at=FETCHED)
+    d = posting_to_dict(p)
+    for key in ("source", "external_id", "title", "company", "cities", "country", "remote", "job_type", "skills", "salary",
+                "description_text", "posted_at", "content_hash", "salary_annual_min", "degree", "language"):
+        assert key in d
+    assert d["salary"] == {"min": 15000, "max": 25000, "currency": "CNY", "period": "month", "months_per_year": 14,
+                           "negotiable": False}
+    assert d["salary_annual_max"] == 350000
+    assert d["posted_at"] == "2026-03-07T12:00:00+00:00" and d["valid_through"] is None
+    line = json.dumps(d, ensure_ascii=False)
+    assert json.loads(line)["cities"] == ["Shenzhen"]
+
+
+def test_unknown_salary_is_nulls():
+    p = normalize_posting(PostingFields(title="Engineer"), source="s", external_id="x", fetched_at=FETCHED)
+    assert posting_to_dict(p)["salary"] == {"min": None, "max": None, "currency": None, "period": None,
+                                           "months_per_year": None, "negotiable": False}
+
+
+def test_normalized_postings_pass_the_schema():
+    ps = [normalize_posting(_zh_fields(), source="s", external_id=str(i), fetched_at=FETCHED) for i in range(3)]
+    assert len(validate_postings(ps, now=FETCHED).valid) == 3
