@@ -276,6 +276,8 @@ class PoliteClient:
             except httpx.TransportError as exc:
                 last_error = f"connection error ({type(exc).__name__}: {exc})"
                 wait = self._backoff(attempt)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:  # e.g. a corrupt gzip body: not worth retrying
+                raise HttpError(f"GET {url}: {type(exc).__name__}: {exc}", url=url) from None
             else:
                 if response.status not in _RETRY_STATUSES:
                     return response
