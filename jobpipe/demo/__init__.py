@@ -32,15 +32,15 @@ DEMO_QUERY = "大模型 算法 实习"
 KNOWN_POSTING: dict[str, str] = {
     "source": "qinghe-gh",
     "external_id": "4995153002",
-    "title": "高级大模型算法工程师",
-    "query": "高级大模型算法工程师 后训练 RLHF",
+    "title": "高级大模型算法工程师（后训练）",
+    "query": "高级大模型算法工程师 后训练",
 }
 #: An English counterpart, for cross-checking English search.
 KNOWN_POSTING_EN: dict[str, str] = {
     "source": "orbitkite-gh",
     "external_id": "7739462002",
     "title": "Perception Engineer",
-    "query": "perception engineer lidar robots ROS 2",
+    "query": "perception engineer autonomous mobile robots",
 }
 
 

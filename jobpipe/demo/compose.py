@@ -22,6 +22,11 @@ SEED = 20261129
 ROLES: dict[str, Role] = {r.key: r for r in (*ROLES_EN, *ROLES_ZH)}
 
 #: What each variant means for job type.
+#: The postings ``jobpipe.demo.KNOWN_POSTING*`` name: (company, plan index) -> (title, cities).
+#: They keep their title and place whatever else changes in the generator, and never expire.
+PINNED = {("qinghe", 4): ("高级大模型算法工程师（后训练）", ("shanghai",)),
+          ("orbitkite", 0): ("Perception Engineer", ("berlin",))}
+
 JOB_TYPES = {"": "full_time", "senior": "full_time", "intern": "intern", "campus": "campus", "contract": "contract"}
 
 
@@ -133,6 +138,9 @@ def compose_opening(company: Company, index: int, plan: str, rng: random.Random)
     voice = _voice(company, role.lang)
     years = _years(role, variant)
     cities = _cities(company, rng, role.lang, variant)
+    pin = PINNED.get((company.slug, index))
+    if pin:
+        cities = list(pin[1])
     region = CITIES[cities[0]].region_pay
     pay = make_pay(rng, role.pay, region, variant)
     # Some employers (mostly US and European boards) leave pay out of the posting.
@@ -150,7 +158,8 @@ def compose_opening(company: Company, index: int, plan: str, rng: random.Random)
         reqs_pool = CAMPUS_REQUIREMENTS_ZH if role.lang == "zh" else CAMPUS_REQUIREMENTS_EN
         requirements = _pick(rng, reqs_pool, 4)
     else:
-        requirements = [_fill(s, voice, years) for s in _pick(rng, role.requirements, k_reqs)]
+        # The degree-and-years line always comes first; the rest vary.
+        requirements = [_fill(s, voice, years) for s in (role.requirements[0], *_pick(rng, role.requirements[1:], k_reqs - 1))]
     bonus = [_fill(s, voice, years) for s in _pick(rng, role.bonus, 2)]
     closing = []
     if variant == "contract":
@@ -169,7 +178,7 @@ def compose_opening(company: Company, index: int, plan: str, rng: random.Random)
     if rng.random() < 0.45:
         valid_through = date(2027, rng.choice((3, 4, 6, 9, 12)), rng.choice((15, 28)))
     del hours, minutes  # timestamps are rendered with the city's offset by each renderer
-    return Opening(
+    opening = Opening(
         company=company.slug, index=index, lang=role.lang, role=role_key, variant=variant,
         title=_title(role, variant, rng), job_type=JOB_TYPES[variant], department=role.department,
         cities=cities, hybrid=(not cities[0].startswith("remote_") and role.lang == "en" and rng.random() < 0.3),
@@ -177,6 +186,10 @@ def compose_opening(company: Company, index: int, plan: str, rng: random.Random)
         duties=duties, requirements=requirements, bonus=bonus, closing=closing, company_name=voice.name,
         posted=posted, updated=updated, valid_through=valid_through,
     )
+    if pin:
+        opening.title, opening.valid_through, opening.hybrid = pin[0], None, False
+        opening.quirks.append("known_posting")
+    return opening
 
 
 def compose_all(seed: int = SEED) -> list[Opening]:
