@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from jobpipe.sources import PoliteClient, extract, fetch_source
 from jobpipe_tests.sources.helpers import make_config
 from jobpipe_tests.sources.server import FixtureServer, Reply, fixture, html_reply
@@ -61,3 +63,15 @@ def test_detail_page_failure_is_reported(server: FixtureServer, client: PoliteCl
     assert result.error == (f"1 page(s) failed: GET {server.url('/campus/job/2027-002')}: "
                             "HTTP 500 Internal Server Error (after 3 attempts)")
     assert len(result.postings) == 2
+
+
+def test_extract_is_pure_and_leaves_the_payload_alone() -> None:
+    payload = {"url": "https://x.example/j/1", "title": "QA", "location": ["北京", "上海"], "salary": "10-20K"}
+    before = repr(payload)
+    fields = extract("html", payload)
+    fields.locations.append("深圳")
+    fields.extra["x"] = 1
+    assert repr(payload) == before
+    assert extract("html", payload) == extract("html", payload)
+    with pytest.raises(ValueError, match="no extractor for format 'nope'"):
+        extract("nope", payload)
