@@ -11,6 +11,7 @@ import hashlib
 import logging
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from typing import Any
 import psycopg
 from psycopg import pq
 
@@ -89,25 +90,7 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
         ids: dict[tuple[str, str], int] = {}
         new_payloads = 0
         if rows:
-            conn.execute("DROP TABLE IF EXISTS pg_temp.jobpipe_incoming")
-            conn.execute("""CREATE TEMP TABLE jobpipe_incoming (external_id text, format text, payload text,
-                            payload_hash text, url text, fetched_at timestamptz) ON COMMIT DROP""")
-            with conn.cursor().copy("COPY jobpipe_incoming FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-            returned = conn.execute(
-                """INSERT INTO raw_postings (source, external_id, format, payload, payload_hash, url,
-                                             first_fetched_at, last_fetched_at)
-                   SELECT %s, external_id, format, payload::jsonb, payload_hash, url, fetched_at, %s
-                   FROM jobpipe_incoming
-                   ON CONFLICT (source, external_id, payload_hash)
-                   DO UPDATE SET last_fetched_at = GREATEST(raw_postings.last_fetched_at, EXCLUDED.last_fetched_at)
-                   RETURNING raw_id, external_id, payload_hash, (xmax = 0) AS inserted""",
-                (config.name, now),
-            ).fetchall()
-            for raw_id, external_id, hash_, inserted in returned:
-                ids[(external_id, hash_)] = raw_id
-                new_payloads += bool(inserted)
+            ids, new_payloads = _store_payloads(conn, config.name, rows, now)
             with conn.cursor().copy("COPY fetch_run_items (fetch_id, raw_id) FROM STDIN") as copy:
                 for raw_id in sorted(set(ids.values())):
                     copy.write_row((fetch_id, raw_id))
@@ -118,6 +101,48 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
     log.info("source %r: fetch %d recorded: %d postings, %d new payloads, complete=%s",
              config.name, fetch_id, summary.fetched, new_payloads, result.complete)
     return summary
+
+
+def _store_payloads(conn: psycopg.Connection, source: str, rows: list[tuple[Any, ...]],
+                    now: datetime) -> tuple[dict[tuple[str, str], int], int]:
+    """Insert payloads not stored yet; bump ``last_fetched_at`` of those that are.
+
+    Known payloads are matched by hash first, so an unchanged listing -- the nightly common
+    case -- sends only ids and hashes, not megabytes of JSON.
+    """
+    ids: dict[tuple[str, str], int] = {}
+    conn.execute("DROP TABLE IF EXISTS pg_temp.jobpipe_seen")
+    conn.execute("CREATE TEMP TABLE jobpipe_seen (external_id text, payload_hash text) ON COMMIT DROP")
+    with conn.cursor().copy("COPY jobpipe_seen FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row((row[0], row[3]))
+    for raw_id, external_id, hash_ in conn.execute(
+            """UPDATE raw_postings r SET last_fetched_at = GREATEST(r.last_fetched_at, %s)
+               FROM jobpipe_seen s
+               WHERE r.source = %s AND r.external_id = s.external_id AND r.payload_hash = s.payload_hash
+               RETURNING r.raw_id, r.external_id, r.payload_hash""", (now, source)):
+        ids[(external_id, hash_)] = raw_id
+    fresh = [row for row in rows if (row[0], row[3]) not in ids]
+    new_payloads = 0
+    if fresh:
+        conn.execute("DROP TABLE IF EXISTS pg_temp.jobpipe_incoming")
+        conn.execute("""CREATE TEMP TABLE jobpipe_incoming (external_id text, format text, payload text,
+                        payload_hash text, url text, fetched_at timestamptz) ON COMMIT DROP""")
+        with conn.cursor().copy("COPY jobpipe_incoming FROM STDIN") as copy:
+            for row in fresh:
+                copy.write_row(row)
+        # ON CONFLICT still guards against a concurrent run of the same source
+        for raw_id, external_id, hash_, inserted in conn.execute(
+                """INSERT INTO raw_postings (source, external_id, format, payload, payload_hash, url,
+                                             first_fetched_at, last_fetched_at)
+                   SELECT %s, external_id, format, payload::jsonb, payload_hash, url, fetched_at, %s
+                   FROM jobpipe_incoming
+                   ON CONFLICT (source, external_id, payload_hash)
+                   DO UPDATE SET last_fetched_at = GREATEST(raw_postings.last_fetched_at, EXCLUDED.last_fetched_at)
+                   RETURNING raw_id, external_id, payload_hash, (xmax = 0) AS inserted""", (source, now)):
+            ids[(external_id, hash_)] = raw_id
+            new_payloads += bool(inserted)
+    return ids, new_payloads
 
 
 def _remember_pages(conn: psycopg.Connection, config: SourceConfig, result: FetchResult,
