@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jobpipe.demo.server import DemoServer
+if TYPE_CHECKING:
+    from jobpipe.demo.server import DemoServer
 
 _HERE = Path(__file__).resolve().parent
 DEMO_DATA_DIR = _HERE / "data"
@@ -56,6 +57,15 @@ def demo_resumes() -> list[dict[str, str]]:
 def demo_manifest() -> dict[str, Any]:
     """The generated manifest: per-source posting counts and one summary row per posting."""
     return json.loads(DEMO_MANIFEST.read_text(encoding="utf-8"))
+
+
+def __getattr__(name: str) -> Any:
+    # Imported lazily so ``python -m jobpipe.demo.server`` does not import the module twice.
+    if name == "DemoServer":
+        from jobpipe.demo.server import DemoServer
+
+        return DemoServer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import signal
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -276,6 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--quiet", action="store_true", help="do not log requests")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))   # stop cleanly when terminated
     server = DemoServer(args.host, args.port, verbose=not args.quiet).start()
     print(f"jobpipe demo sources at {server.url}/  (export JOBPIPE_DEMO_URL={server.url}; Ctrl-C stops)",
           flush=True)

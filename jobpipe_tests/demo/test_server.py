@@ -219,3 +219,25 @@ def test_index_page_lists_every_source(demo_server, client):
     for name in demo_manifest()["sources"]:
         assert name in text
     assert json.loads(client.get(demo_server.url + "/v1/boards/orbitkite/jobs?content=true").text)["jobs"]
+
+
+def test_command_line_entry_point_serves_and_stops_on_sigterm():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "jobpipe.demo.server", "--port", "0", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"(http://127\.0\.0\.1:\d+)", line).group(1)
+        with httpx.Client(timeout=5.0) as c:
+            assert c.get(url + "/robots.txt").status_code == 200
+        proc.terminate()
+        assert proc.wait(timeout=10) == 0
+        assert "Warning" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
