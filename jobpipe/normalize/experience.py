@@ -60,6 +60,9 @@ _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
     ("associate", re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I)),
     ("high_school", re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I)),
 ]
+# one pass over the text for every degree (named groups), instead of one regex per degree
+_DEGREE_ANY = re.compile("|".join(f"(?P<{name}>{p.pattern})" for name, p in _DEGREE_RES), re.I)
+DEGREE_RANK = {name: rank for rank, (name, _) in enumerate(_DEGREE_RES)}
 _DEGREE_CONTEXT = re.compile(r"学历|學歷|degree|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I)
 
 
@@ -75,11 +78,13 @@ def parse_degree(text: str | None) -> str | None:
         return None
     short = len(t) <= 20
     hits: list[tuple[int, str]] = []
-    for rank, (name, pattern) in enumerate(_DEGREE_RES):
-        for m in pattern.finditer(t):
-            if short or _DEGREE_CONTEXT.search(t[max(0, m.start() - 40):m.end() + 40]):
-                hits.append((rank, name))
-                break
+    for m in _DEGREE_ANY.finditer(t):
+        name = m.lastgroup
+        rank = DEGREE_RANK[name]
+        if (rank, name) in hits:
+            continue
+        if short or _DEGREE_CONTEXT.search(t[max(0, m.start() - 40):m.end() + 40]):
+            hits.append((rank, name))
     if not hits:
         return None
     # the lowest level mentioned is the requirement ("Bachelor's required, Master's preferred")

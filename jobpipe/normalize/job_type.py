@@ -25,6 +25,11 @@ _NEGATED_FULL = re.compile(r"否[，,\s]*兼职|非全职")
 _TYPE_LINE = re.compile(r"(?:工作性质|工作性質|employment type|job type|岗位类型|职位类型)\s*[:：]?\s*([^\n]{1,30})", re.I)
 
 
+_DESCRIPTION_TYPE = re.compile(r"\bfull[- ]time\b|\bpart[- ]time\b|\binternship\b|全职|兼职岗|全职岗", re.I)
+_DESCRIPTION_KIND = {"full time": "full_time", "part time": "part_time", "internshi": "intern",
+                     "全职": "full_time", "兼职岗": "part_time", "全职岗": "full_time"}
+
+
 def _type_of(text: str) -> list[str]:
     """Every type a text names, in precedence order for a type field."""
     found: list[str] = []
@@ -65,6 +70,11 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
             kinds = _type_of(m.group(1))
             if kinds:
                 return kinds[0]
+        # explicit wording only: "实习" or "contract" alone appear in full-time postings too
+        # ("有实习经验优先", "smart contract")
+        m = _DESCRIPTION_TYPE.search(description)
+        if m:
+            return _DESCRIPTION_KIND[m.group(0).lower().replace("-", " ")[:9]]
     return None
 
 

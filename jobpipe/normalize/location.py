@@ -58,7 +58,7 @@ _ONSITE_RE = re.compile(
 #: A location that says only "anywhere" means the job can be done remotely.
 _ANYWHERE_RE = re.compile(r"^(不限|任意|全球|global|worldwide|anywhere|任何地点|地点不限|不限地点)$", re.I)
 
-_SEPARATORS = re.compile(r"[/|｜,，;；、&+·•\n\r\t()（）\[\]【】<>:：]| - | – | — |\s+or\s+|\s+and\s+|或|及|和")
+_SEPARATORS = re.compile(r"[/|｜,，;；、&+·•\n\r\t()（）\[\]【】<>:：]| - | – | — |\s+or\s+|\s+and\s+|或")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _RUN_RE = re.compile(r"[\u3400-\u9fff]+|[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F.'’\- ]*")
 

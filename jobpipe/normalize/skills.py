@@ -219,7 +219,6 @@ def extract_skills(text: str | None) -> list[str]:
     if not text.isascii() and _FULLWIDTH.search(text):
         text = unicodedata.normalize("NFKC", text)
     lower = text.lower()
-    words = set(_WORD.findall(text))
     lowered = set(_WORD.findall(lower))
     for w in [w for w in lowered if "-" in w]:
         lowered.update(p for p in w.split("-") if p)
@@ -255,7 +254,7 @@ def extract_skills(text: str | None) -> list[str]:
                 canonical = lookup.get(m.group(1))
                 if canonical is not None:
                     note(canonical, m.start())
-    strict_hits = words & tax.strict.keys()
+    strict_hits = [w for w in tax.strict if w.lower() in lowered and w in text]
     if strict_hits:
         positions = sorted(found.values())
         for word in strict_hits:

@@ -52,10 +52,13 @@ def repair_mojibake(text: str) -> str:
     Only runs on text with Latin-1 letter pairs and no CJK at all; a candidate is kept only if it
     decodes cleanly and turns the suspicious characters into CJK (or plain) text.
     """
-    if not text or text.isascii() or _CJK.search(text) or not _MOJIBAKE_HINT.search(text):
+    if not text or text.isascii() or _CJK.search(text):
         return text
     high = len(_LATIN1_HIGH.findall(text))
     if high < 2:
+        return text
+    dense = high >= 0.3 * len(text.replace(" ", ""))   # GBK read as Latin-1: nearly every char is high
+    if not dense and not _MOJIBAKE_HINT.search(text):
         return text
     best = text
     for source in ("latin-1", "cp1252"):
@@ -68,7 +71,11 @@ def repair_mojibake(text: str) -> str:
                 fixed = raw.decode(target)
             except UnicodeDecodeError:
                 continue
-            if fixed != text and len(_LATIN1_HIGH.findall(fixed)) < high // 4 and (_CJK.search(fixed) or target == "utf-8"):
+            if fixed == text or "\ufffd" in fixed or len(_LATIN1_HIGH.findall(fixed)) >= max(1, high // 4):
+                continue
+            if target == "gb18030" and len(_CJK.findall(fixed)) < 0.6 * (high / 2):
+                continue   # a few accents read as GBK make stray CJK, not a Chinese text
+            if _CJK.search(fixed) or target == "utf-8":
                 return fixed
     return best
 
