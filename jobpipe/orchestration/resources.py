@@ -34,11 +34,10 @@ class PostgresResource(ConfigurableResource):
     def connect(self, *, autocommit: bool = False) -> Iterator[psycopg.Connection]:
         from jobpipe.db import connect
 
-        conn = connect(self.url(), autocommit=autocommit)
-        try:
+        # Commit on success like psycopg's own ``with connect()``: core functions leave the
+        # transaction boundary to their caller unless they commit per batch themselves.
+        with connect(self.url(), autocommit=autocommit) as conn:
             yield conn
-        finally:
-            conn.close()
 
 
 class EmbedderResource(ConfigurableResource):

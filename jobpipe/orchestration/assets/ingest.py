@@ -128,7 +128,7 @@ def curated_jobs(
     guard refuses to close more than a set share of the source's open postings at once.
     """
     from jobpipe.normalize import load_normalized
-    from jobpipe.sources import latest_fetch_date, load_snapshot
+    from jobpipe.sources import load_snapshot
     from jobpipe.store import close_missing, upsert_jobs
 
     source_name, day = split_key(context.partition_key)
@@ -138,7 +138,8 @@ def curated_jobs(
         counts = upsert_jobs(conn, postings)
         snapshot = load_snapshot(conn, source_name, day)
         closing = None
-        is_latest = snapshot is not None and latest_fetch_date(conn, source_name) == day
+        latest = conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s", (source_name,)).fetchone()
+        is_latest = snapshot is not None and latest is not None and latest[0] == day
         if snapshot is not None and is_latest:
             seen = {raw.external_id for _, raw in snapshot.items}
             closing = close_missing(conn, source_name, seen, complete=snapshot.complete, max_share=max_share)
