@@ -89,7 +89,9 @@ def _sources_yaml(openings: list[Opening]) -> str:
             if channel == "greenhouse":
                 opts = f'board: {company.slug}, base_url: "${{JOBPIPE_DEMO_URL}}"'
             elif channel == "lever":
-                opts = f'company: {company.slug}, base_url: "${{JOBPIPE_DEMO_URL}}"'
+                # Lever postings do not name the employer: the sources file does.
+                opts = (f'company: {company.slug}, company_name: "{company.name}", '
+                        f'base_url: "${{JOBPIPE_DEMO_URL}}"')
             else:
                 opts = (f'start_url: "${{JOBPIPE_DEMO_URL}}/careers/{company.slug}/", '
                         f'follow: "/careers/{company.slug}/jobs/", max_pages: 200')

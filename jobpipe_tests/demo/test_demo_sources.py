@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jobpipe.demo import DEMO_SOURCES_FILE, DEMO_URL_ENV, demo_manifest
-from jobpipe.sources import fetch_source, load_sources
+from jobpipe.sources import extract, fetch_source, load_sources
 
 
 @pytest.fixture
@@ -25,6 +25,11 @@ def test_one_source_of_each_kind_fetches_every_posting(demo_configs, name):
     result = fetch_source(demo_configs[name])
     assert result.error is None and result.complete
     assert sorted(p.external_id for p in result.postings) == expected
+    titles = {r["external_id"]: r["title"] for r in demo_manifest()["rows"] if r["source"] == name}
+    for p in result.postings:
+        fields = extract(p.format, p.payload)
+        assert fields.company, p.external_id          # Lever's comes from the sources file
+        assert fields.title == titles[p.external_id] and fields.description
     # Unchanged data: a conditional re-fetch is answered with 304s and yields the same postings.
     again = fetch_source(demo_configs[name], state=result.pages)
     assert again.not_modified >= 1
