@@ -95,7 +95,7 @@ def _sources_yaml(openings: list[Opening]) -> str:
             else:
                 opts = (f'start_url: "${{JOBPIPE_DEMO_URL}}/careers/{company.slug}/", '
                         f'follow: "/careers/{company.slug}/jobs/", max_pages: 200')
-            lines.append(f"  - {{name: {name}, kind: {channel}, {opts}, rate_limit: 50}}")
+            lines.append(f"  - {{name: {name}, kind: {channel}, {opts}, rate_limit: 200}}")
     return "\n".join(lines) + "\n"
 
 
