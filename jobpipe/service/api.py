@@ -152,8 +152,6 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
     def search_jobs(body: SearchRequest) -> dict[str, Any]:
         _check_filters(body)
         result = ctx.search(body.query, body.to_filters(), top_k=body.top_k, debug=body.debug)
-        if not body.debug:
-            result.pop("timings_ms", None)
         return result
 
     @app.get("/jobs/{job_id}", response_model=JobDetail, dependencies=protected, tags=["jobs"],

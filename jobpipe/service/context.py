@@ -6,7 +6,7 @@ cannot drift apart in what they return or in what they allow.
 
 from __future__ import annotations
 
-import collections
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -15,7 +15,6 @@ from dataclasses import asdict
 from typing import Any
 from urllib.parse import urlsplit
 
-import numpy as np
 import psycopg
 
 from jobpipe.search.types import SearchFilters
@@ -25,49 +24,17 @@ from jobpipe.service.sanitize import clean_text, clean_value
 from jobpipe.service.settings import ServiceSettings, service_settings
 
 
-class CachingEmbedder:
-    """An embedder whose query vectors are remembered: agents repeat and page through queries.
-
-    Only ``embed_queries`` is cached (documents are embedded by the pipeline, not here).
-    """
-
-    def __init__(self, inner: Any, size: int = 2048):
-        self.inner = inner
-        self.model = inner.model
-        self.dims = inner.dims
-        self._size = size
-        self._cache: collections.OrderedDict[str, np.ndarray] = collections.OrderedDict()
-        self._lock = threading.Lock()
-        self.hits = 0
-        self.misses = 0
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return self.inner.embed_documents(texts)
-
-    def embed_queries(self, texts: list[str]) -> np.ndarray:
-        out: list[np.ndarray | None] = []
-        missing: list[str] = []
-        with self._lock:
-            for text in texts:
-                vec = self._cache.get(text)
-                if vec is not None:
-                    self._cache.move_to_end(text)
-                    self.hits += 1
-                else:
-                    missing.append(text)
-                out.append(vec)
-        if missing:
-            unique = list(dict.fromkeys(missing))
-            vectors = np.asarray(self.inner.embed_queries(unique), dtype=np.float32)
-            fresh = dict(zip(unique, vectors, strict=True))
-            with self._lock:
-                self.misses += len(unique)
-                for text, vec in fresh.items():
-                    self._cache[text] = vec
-                    if len(self._cache) > self._size:
-                        self._cache.popitem(last=False)
-            out = [fresh[t] if v is None else v for t, v in zip(texts, out, strict=True)]
-        return np.stack(out) if out else np.zeros((0, self.dims), dtype=np.float32)
+def jsonable(value: Any) -> Any:
+    """Debug details as plain JSON types (numbers, strings, lists, dicts)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return str(value)
 
 
 def safe_url(url: str | None) -> str | None:
@@ -84,6 +51,9 @@ def _summary(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+log = logging.getLogger(__name__)
+
+
 class ServiceContext:
     """Shared by every request of one process. Thread-safe: endpoints run in a thread pool."""
 
@@ -91,9 +61,10 @@ class ServiceContext:
                  embedder: Any = None):
         self.settings = settings or service_settings()
         self._database_url = database_url or self.settings.database_url
-        self._embedder = CachingEmbedder(embedder) if embedder is not None else None
+        self._embedder = embedder
         self._pool: Any = None
-        self._lock = threading.Lock()
+        self._pool_lock = threading.Lock()
+        self._embedder_lock = threading.Lock()
 
     # ------------------------------------------------------------------ resources
     @property
@@ -106,23 +77,41 @@ class ServiceContext:
 
     @property
     def embedder(self) -> Any:
-        with self._lock:
+        with self._embedder_lock:
             if self._embedder is None:
-                from jobpipe.embedding import get_embedder
-
-                self._embedder = CachingEmbedder(get_embedder())
+                self._embedder = self._default_embedder()
             return self._embedder
+
+    def _default_embedder(self) -> Any:
+        """The configured embedder, or the active model's own when the configured one differs.
+
+        Query vectors are only comparable with job vectors of the same model; when the
+        pipeline switched models (or the service was started with other settings) and the
+        active model is one of the local ones, following it keeps vector search working.
+        """
+        from jobpipe.embedding import get_embedder, local_embedder
+
+        embedder = get_embedder()
+        try:
+            with self.connection() as conn:
+                row = conn.execute("SELECT model FROM embedding_models WHERE state = 'active'").fetchone()
+            if row and row[0] != embedder.model:
+                embedder = local_embedder(row[0])
+                log.info("using the active model %r for queries", row[0])
+        except Exception as exc:  # not a local model, or no database yet: keep the configured one
+            log.warning("keeping embedder %r: %s", embedder.model, exc)
+        return embedder
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection]:
-        with self._lock:
+        with self._pool_lock:
             if self._pool is None:
                 self._pool = open_pool(self.database_url, self.settings)
         with self._pool.connection() as conn:
             yield conn
 
     def close(self) -> None:
-        with self._lock:
+        with self._pool_lock:
             if self._pool is not None:
                 self._pool.close()
                 self._pool = None
@@ -145,11 +134,14 @@ class ServiceContext:
             item.update(score=float(r.score), vector_rank=r.vector_rank, keyword_rank=r.keyword_rank,
                         fused_score=float(r.fused_score))
             results.append(item)
-        body: dict[str, Any] = {"results": results, "model": response.model}
+        body: dict[str, Any] = {"results": results, "model": response.model,
+                                "mode": getattr(response, "mode", None),
+                                "notes": clean_value(list(getattr(response, "notes", None) or []))}
         if debug:
             timings = {k: float(v) for k, v in (response.timings_ms or {}).items()}
             timings["service_total"] = (time.perf_counter() - started) * 1000
             body["timings_ms"] = timings
+            body["debug"] = clean_value(jsonable(getattr(response, "debug", None) or {}))
         return body
 
     def job(self, job_id: int) -> dict[str, Any] | None:
@@ -201,8 +193,7 @@ class ServiceContext:
             body["database"] = {"ok": False, "error": clean_text(f"{type(exc).__name__}: {exc}")}
         try:
             embedder = self.embedder
-            body["embedder"] = {"ok": True, "model": embedder.model, "dims": embedder.dims,
-                                "query_cache": {"hits": embedder.hits, "misses": embedder.misses}}
+            body["embedder"] = {"ok": True, "model": embedder.model, "dims": embedder.dims}
         except Exception as exc:
             body["status"] = "degraded"
             body["embedder"] = {"ok": False, "error": clean_text(f"{type(exc).__name__}: {exc}")}

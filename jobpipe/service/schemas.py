@@ -157,8 +157,11 @@ class SearchHit(JobSummary):
 
 class SearchResponseBody(BaseModel):
     results: list[SearchHit]
-    model: str | None = Field(None, description="Embedding model used for the vector part.")
+    model: str | None = Field(None, description="Embedding model used for the vector part (null: keyword only).")
+    mode: str | None = Field(None, description="What answered: hybrid, vector, keyword or browse.")
+    notes: list[str] = Field(default_factory=list, description="Why a part of search was skipped, if any.")
     timings_ms: dict[str, float] | None = Field(None, description="Per-stage time in ms (only with debug=true).")
+    debug: dict[str, Any] | None = Field(None, description="Search internals (only with debug=true).")
 
 
 class MatchHit(JobSummary):

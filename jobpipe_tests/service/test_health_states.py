@@ -24,3 +24,19 @@ def test_health_reports_an_unreachable_database_as_503(db):
     with TestClient(app) as c:
         response = c.get("/health")
     assert response.status_code == 503 and response.json()["database"]["ok"] is False
+
+
+def test_queries_follow_the_active_model_when_the_configured_one_differs(database, db, monkeypatch):
+    from jobpipe.embedding import TokenHashEmbedder
+    from jobpipe.service.context import ServiceContext
+    from jobpipe_tests.service.support import embed_jobs, insert_jobs
+
+    insert_jobs(db)
+    embed_jobs(db, TokenHashEmbedder(32))           # the pipeline's active model: token-hash-32
+    monkeypatch.setenv("JOBPIPE_EMBEDDER", "local")
+    monkeypatch.setenv("JOBPIPE_EMBEDDING_MODEL", "token-hash-16")
+    ctx = ServiceContext(ServiceSettings(), database_url=database)
+    try:
+        assert ctx.embedder.model == "token-hash-32" and ctx.embedder.dims == 32
+    finally:
+        ctx.close()
