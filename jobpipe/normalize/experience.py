@@ -29,7 +29,9 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
     """(min_years, max_years); (0, 0) for fresh graduates, (0, None) for "no requirement"."""
     if not text:
         return None, None
-    t = unicodedata.normalize("NFKC", str(text))
+    t = str(text)
+    if not t.isascii():
+        t = unicodedata.normalize("NFKC", t)
     if _NONE_RE.search(t):
         return 0.0, None
     short = len(t) <= 20
@@ -60,9 +62,13 @@ _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
     ("associate", re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I)),
     ("high_school", re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I)),
 ]
-# one pass over the text for every degree (named groups), instead of one regex per degree
-_DEGREE_ANY = re.compile("|".join(f"(?P<{name}>{p.pattern})" for name, p in _DEGREE_RES), re.I)
-DEGREE_RANK = {name: rank for rank, (name, _) in enumerate(_DEGREE_RES)}
+_DEGREE_KEYWORDS = {
+    "phd": ("博士", "ph", "doctor"),
+    "master": ("硕士", "碩士", "研究生", "master", "ms", "m.s", "mba", "m.eng", "meng"),
+    "bachelor": ("本科", "学士", "學士", "bachelor", "bs", "b.s", "ba", "b.a", "b.eng", "be", "undergraduate", "degree"),
+    "associate": ("大专", "大專", "专科", "專科", "高职", "associate"),
+    "high_school": ("高中", "中专", "中專", "技校", "high school", "ged"),
+}
 _DEGREE_CONTEXT = re.compile(r"学历|學歷|degree|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I)
 
 
@@ -73,18 +79,22 @@ def parse_degree(text: str | None) -> str | None:
     """
     if not text:
         return None
-    t = unicodedata.normalize("NFKC", str(text))
+    t = str(text)
+    if not t.isascii():
+        t = unicodedata.normalize("NFKC", t)
     if re.fullmatch(r"\s*(学历)?不限\s*", t):
         return None
     short = len(t) <= 20
+    low = t.lower()
     hits: list[tuple[int, str]] = []
-    for m in _DEGREE_ANY.finditer(t):
-        name = m.lastgroup
-        rank = DEGREE_RANK[name]
-        if (rank, name) in hits:
+    for rank, (name, pattern) in enumerate(_DEGREE_RES):
+        # cheap substring pre-check: most texts name one degree, so most regexes never run
+        if not any(k in low for k in _DEGREE_KEYWORDS[name]):
             continue
-        if short or _DEGREE_CONTEXT.search(t[max(0, m.start() - 40):m.end() + 40]):
-            hits.append((rank, name))
+        for m in pattern.finditer(t):
+            if short or _DEGREE_CONTEXT.search(t[max(0, m.start() - 40):m.end() + 40]):
+                hits.append((rank, name))
+                break
     if not hits:
         return None
     # the lowest level mentioned is the requirement ("Bachelor's required, Master's preferred")

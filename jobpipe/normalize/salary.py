@@ -83,6 +83,11 @@ _PERIOD_TOKENS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"/\s*(?:年|yr|year|y|annum)\b|/\s*年|per\s*(?:year|annum)|a\s*year|annual(?:ly)?|yearly|年薪|年包|总包|總包|/年|/y\b|年收入|\bpa\b|p\.a\.", re.I), "year"),
 ]
 
+_PAID_IN = re.compile(
+    r"(?<![\dkw万千])(?<![\dkw万千]\s)(?:[以用]\s*)?(?:usdt|u)\s*(?:的形式)?\s*(?:发放|结算|發放|發薪|发薪|支付)|(?:可以?|也可以|可)?发\s*(?:usdt|u)(?![a-z])|"
+    r"(?:或|or)?\s*(?:等值|等价|等额|equivalent(?:ly)?(?:\s*paid)?\s*in)\s*(?:usdt|u)(?![a-z])|paid in usdt|usdt\s*payment",
+    re.I,
+)
 _STRONG_YEAR = re.compile(r"年薪|年包|总包|總包|full package|total package|total comp|annual", re.I)
 _MONTHS_RE = [
     re.compile(r"(\d{2}(?:\.\d)?)\s*[~\-]\s*\d{2}(?:\.\d)?\s*(?:个月)?\s*(?:薪|个月)"),
@@ -270,6 +275,8 @@ def _parse_text(raw: str, context_currency: str | None) -> Salary | None:
     if (lo is not None and math.isnan(lo)):
         return None
     window = _window(text, start, end)
+    # "工资以USDT的形式发放", "USDT结算", "可发U": how it is paid, not what the amount is counted in
+    text = _PAID_IN.sub(" ", text)
     currency = _first_currency(text[start:end + 12]) or _first_currency(text[max(0, start - 10):end]) \
         or _first_currency(text) or context_currency
     if currency is None and (re.search(r"\d\s*[万千萬wW]|薪", text)
