@@ -57,7 +57,7 @@ def prepare_database(reuse: bool) -> tuple[str, dict[int, str], object]:
             return url, ids, embedder
         start = time.perf_counter()
         ids, loader = load_eval_corpus(conn, EVAL / "postings.jsonl", embedder)
-        print(f"loaded {len(ids)} postings with the {loader} loader in {time.perf_counter() - start:.1f} s "
+        print(f"loaded {len(ids)} postings ({loader}) in {time.perf_counter() - start:.1f} s "
               f"(model {embedder.model})")
         build_vector_index(conn, embedder.model, embedder.dims)
     return url, ids, embedder

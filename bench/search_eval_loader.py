@@ -1,9 +1,8 @@
 """Load ../shared/data/eval/postings.jsonl into a database for the search benchmarks.
 
-Uses the real pipeline when it is importable (``jobpipe.normalize.normalize_posting`` ->
-``jobpipe.store.upsert_jobs`` -> ``jobpipe.store.sync_job_embeddings``); otherwise a minimal
-private loader that maps the eval records straight to ``jobs`` rows, so search can be
-measured before the other stages land. Corpus vectors are cached on disk outside the repo
+Uses the real stages when they are importable (``jobpipe.normalize.normalize_posting``,
+``jobpipe.store.upsert_jobs``); otherwise minimal private stand-ins that map the eval
+records straight to ``jobs`` rows, so search can be measured before the other stages land. Corpus vectors are cached on disk outside the repo
 (``$TMPDIR/jobpipe_search_bench``) keyed by model and text, so re-runs cost no CPU.
 """
 
@@ -22,7 +21,7 @@ import numpy as np
 import psycopg
 
 from jobpipe.hashing import content_hash, embedding_text, record_hash
-from jobpipe.models import NormalizedPosting, PostingFields, RawPosting
+from jobpipe.models import NormalizedPosting, PostingFields
 from jobpipe.search.resolve import _FALLBACK_CITIES, resolve_city
 from jobpipe.text.tokenize import search_tokens
 
@@ -155,63 +154,83 @@ def _dedupe_key(posting: NormalizedPosting) -> str:
         return f"{(posting.company or '').lower()}|{posting.title.lower()}|{posting.cities[:1]}"
 
 
-def _private_load(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> dict[str, int]:
+_JOB_COLUMNS = ("source", "external_id", "title", "company", "location_raw", "cities", "country", "remote", "job_type",
+                "seniority", "salary_min", "salary_max", "salary_currency", "salary_period", "salary_months",
+                "salary_negotiable", "salary_annual_min", "salary_annual_max", "experience_min", "experience_max",
+                "degree", "skills", "language", "description_text", "url", "posted_at", "valid_through",
+                "content_hash", "record_hash", "dedupe_key", "search_tokens")
+
+
+def _private_load(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> dict[tuple[str, str], int]:
+    """Stand-in for the store's upsert: one row per posting, search tokens like the store's."""
     rows = []
     for p in postings:
         tokens = search_tokens(" ".join(filter(None, [p.title, p.company, " ".join(p.cities), p.location_raw,
-                                                       p.description_text])))
-        rows.append((p.source, p.external_id, p.title, p.company, p.location_raw, p.cities, p.remote, p.job_type,
-                     p.description_text, p.url, p.posted_at, p.language, p.content_hash, record_hash(p),
-                     _dedupe_key(p), tokens))
+                                                       " ".join(p.skills), p.description_text])))
+        s = p.salary
+        rows.append((p.source, p.external_id, p.title, p.company, p.location_raw, p.cities, p.country, p.remote,
+                     p.job_type, p.seniority, s.min, s.max, s.currency, s.period, s.months_per_year, s.negotiable,
+                     p.salary_annual_min, p.salary_annual_max, p.experience_min, p.experience_max, p.degree,
+                     p.skills, p.language, p.description_text, p.url, p.posted_at, p.valid_through,
+                     p.content_hash, record_hash(p), _dedupe_key(p), tokens))
     with conn.cursor() as cur:
         cur.executemany(
-            "INSERT INTO jobs (source, external_id, title, company, location_raw, cities, remote, job_type,"
-            " description_text, url, posted_at, language, content_hash, record_hash, dedupe_key, search_tokens)"
-            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-            rows,
+            f"INSERT INTO jobs ({', '.join(_JOB_COLUMNS)}) VALUES ({', '.join(['%s'] * len(_JOB_COLUMNS))})", rows
         )
     conn.commit()
     return {(s, e): i for i, s, e in conn.execute("SELECT job_id, source, external_id FROM jobs")}
 
 
 # ---------------------------------------------------------------- public entry point
-def load_eval_corpus(conn: psycopg.Connection, postings_path: Path, embedder: Any) -> tuple[dict[int, str], str]:
-    """Load the corpus and its vectors; return job_id -> eval id, and which loader ran."""
-    records = [json.loads(line) for line in postings_path.read_text(encoding="utf-8").split("\n") if line.strip()]
-    loader = "private"
+_FETCHED_AT = datetime(2025, 7, 1, tzinfo=timezone.utc)   # fixed: relative dates resolve the same every run
+
+
+def _normalizer() -> Any:
     try:
         from jobpipe.normalize import normalize_posting  # type: ignore[import-not-found]
-        from jobpipe.store import sync_job_embeddings, upsert_jobs  # type: ignore[attr-defined]
-
-        loader = "pipeline"
     except ImportError:
-        normalize_posting = None  # type: ignore[assignment]
-    if loader == "pipeline":
-        return _pipeline_load(conn, records, embedder, normalize_posting, upsert_jobs, sync_job_embeddings)
-    postings = [private_normalize(r) for r in records]
-    ids = _private_load(conn, postings)
-    by_job = {ids[(p.source, p.external_id)]: p for p in postings}
-    job_ids = list(by_job)
-    vectors = cached_document_vectors(embedder, [embedding_text(by_job[j]) for j in job_ids])
-    _insert_vectors(conn, embedder, job_ids, [by_job[j].content_hash for j in job_ids], vectors)
-    return {j: by_job[j].external_id for j in job_ids}, loader
+        return None
+    return normalize_posting
 
 
-def _pipeline_load(conn, records, embedder, normalize_posting, upsert_jobs, sync_job_embeddings):
-    """The real stages. Their exact signatures may still move: adapt here when they land."""
-    raws = [RawPosting(source=f"eval_{r['origin']}", external_id=r["id"], format="eval", payload=r, url=r.get("url"))
-            for r in records]
+def normalize_records(records: list[dict[str, Any]]) -> tuple[list[NormalizedPosting], str]:
+    """The normalizer's postings when it is importable, else the private fallback's."""
+    normalize_posting = _normalizer()
+    if normalize_posting is None:
+        return [private_normalize(r) for r in records], "private normalizer"
     postings = []
-    for raw, r in zip(raws, records):
+    for r in records:
         fields = PostingFields(title=r.get("title"), company=r.get("company"), location=r.get("location"),
                                salary_text=r.get("salary_text"), employment_type=r.get("employment_type_text"),
                                description=r.get("description"), url=r.get("url"), posted_at=r.get("posted_at"))
-        postings.append(normalize_posting(raw, fields))
-    upsert_jobs(conn, [p for p in postings if p is not None])
-    # Warm the on-disk cache so sync does not recompute vectors already computed once.
-    sync_job_embeddings(conn, embedder)
-    ids = {i: e for i, e in conn.execute("SELECT job_id, external_id FROM jobs")}
-    return ids, "pipeline"
+        postings.append(normalize_posting(fields, source=f"eval_{r['origin']}", external_id=r["id"],
+                                          fetched_at=_FETCHED_AT))
+    return postings, "jobpipe.normalize"
+
+
+def load_eval_corpus(conn: psycopg.Connection, postings_path: Path, embedder: Any) -> tuple[dict[int, str], str]:
+    """Load the corpus and its vectors; return job_id -> eval id, and which stages ran."""
+    records = [json.loads(line) for line in postings_path.read_text(encoding="utf-8").split("\n") if line.strip()]
+    postings, normalizer = normalize_records(records)
+    try:
+        from jobpipe.store import upsert_jobs  # type: ignore[attr-defined]
+    except ImportError:
+        upsert_jobs = None
+    if upsert_jobs is not None:
+        upsert_jobs(conn, postings)
+        conn.commit()
+        ids = {(s, e): i for i, s, e in conn.execute("SELECT job_id, source, external_id FROM jobs")}
+        store = "jobpipe.store.upsert_jobs"
+    else:
+        ids = _private_load(conn, postings)
+        store = "private insert"
+    by_job = {ids[(p.source, p.external_id)]: p for p in postings if (p.source, p.external_id) in ids}
+    job_ids = list(by_job)
+    # Vectors from the on-disk cache, stored with each posting's content hash: the store's
+    # sync (when present) then finds nothing stale and spends no CPU re-embedding.
+    vectors = cached_document_vectors(embedder, [embedding_text(by_job[j]) for j in job_ids])
+    _insert_vectors(conn, embedder, job_ids, [by_job[j].content_hash for j in job_ids], vectors)
+    return {j: by_job[j].external_id for j in job_ids}, f"{normalizer} + {store}"
 
 
 def _insert_vectors(conn, embedder, job_ids, hashes, vectors) -> None:

@@ -25,6 +25,12 @@ ALTER TABLE jobs
     GENERATED ALWAYS AS (to_tsvector('simple', jobpipe_title_terms(title))) STORED;
 CREATE INDEX IF NOT EXISTS jobs_title_tsv ON jobs USING gin (title_tsv);
 
+-- Tokens per posting, for BM25's length normalization, stored so ranking never has to
+-- detoast the large search_tsv of every candidate row.
+ALTER TABLE jobs
+    ADD COLUMN IF NOT EXISTS search_length integer
+    GENERATED ALWAYS AS (coalesce(array_length(string_to_array(search_tokens, ' '), 1), 0)) STORED;
+
 -- ANALYZE keeps the frequencies of the most common lexemes of a tsvector column in
 -- pg_stats.most_common_elems; search reads them as document frequencies (IDF) for free.
 -- The default target tracks ~1,000 lexemes; 1,000 tracks ~10,000, enough for a job corpus.

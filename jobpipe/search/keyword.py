@@ -27,8 +27,10 @@ K1 = 1.2
 B = 0.75
 #: Weight of a title match relative to a description match.
 TITLE_WEIGHT = 1.0
-#: Words in more than this share of postings only score, they do not retrieve (speed).
-RETRIEVE_MAX_FREQ = 0.25
+#: Expected matching rows the GIN lookups of one query may visit, rarest words first (speed).
+ROW_BUDGET = 4_000
+#: At most this many rows per lookup (a word in nearly every posting).
+BRANCH_CAP = 4_000
 #: Below this many rows an unanalyzed table is counted exactly for document frequencies.
 _EXACT_DF_MAX_ROWS = 50_000
 _AVGDL_TTL_S = 600.0
@@ -40,7 +42,9 @@ class Alt:
     title_q: str | None
     weight: float
     idf: float
-    freq: float
+    freq: float            # share of postings whose description has it
+    title_freq: float      # share of postings whose title has it
+    total: float           # postings in the table (estimate)
 
 
 @dataclass
@@ -49,23 +53,112 @@ class PreparedConcept:
     alts: list[Alt]
 
 
-_prepare_sql = """
-WITH st AS (
-    SELECT attname, most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
-    FROM pg_stats
-    WHERE schemaname = current_schema() AND tablename = 'jobs' AND attname = 'search_tsv'
-)
-SELECT a.i,
-       CASE WHEN a.t ~ '[\\u3400-\\u9fff\\uf900-\\ufaff]' THEN plainto_tsquery('simple', a.t)
-            ELSE phraseto_tsquery('simple', a.t) END::text,
+# The database parses query words exactly as it parsed the postings ('simple' config).
+_PARSE_SQL = """
+SELECT plainto_tsquery('simple', a.t)::text,
        phraseto_tsquery('simple', jobpipe_title_terms(a.raw))::text,
-       (SELECT array_agg(st.freqs[array_position(st.elems, l)])
-          FROM unnest(tsvector_to_array(to_tsvector('simple', a.t))) AS l, st),
-       (SELECT st.freqs[cardinality(st.elems) + 1] FROM st),
-       (SELECT reltuples FROM pg_class WHERE oid = 'jobs'::regclass)
+       tsvector_to_array(to_tsvector('simple', a.t)),
+       tsvector_to_array(to_tsvector('simple', jobpipe_title_terms(a.raw)))
 FROM unnest(%s::text[], %s::text[]) WITH ORDINALITY AS a(t, raw, i)
 ORDER BY a.i
 """
+
+_STATS_SQL = """
+SELECT attname, most_common_elems::text::text[], most_common_elem_freqs,
+       (SELECT reltuples FROM pg_class WHERE oid = 'jobs'::regclass)
+FROM pg_stats
+WHERE schemaname = current_schema() AND tablename = 'jobs' AND attname IN ('search_tsv', 'title_tsv')
+"""
+#: How long lexeme frequencies are reused before pg_stats is read again.
+_STATS_TTL_S = 120.0
+
+
+@dataclass
+class _TermStats:
+    """Lexeme -> share of postings, for descriptions and titles, as ANALYZE last measured."""
+
+    body: dict[str, float]
+    title: dict[str, float]
+    body_floor: float
+    title_floor: float
+    total: float
+    loaded_at: float
+
+
+_stats_cache: dict[str, _TermStats] = {}
+_stats_lock = threading.Lock()
+
+
+def _db_key(conn: psycopg.Connection) -> str:
+    return f"{conn.info.host}:{conn.info.port}/{conn.info.dbname}"
+
+
+def _term_stats(conn: psycopg.Connection) -> _TermStats | None:
+    """pg_stats' lexeme frequencies, parsed once per database every couple of minutes."""
+    key = _db_key(conn)
+    now = time.monotonic()
+    with _stats_lock:
+        hit = _stats_cache.get(key)
+    if hit is not None and now - hit.loaded_at < _STATS_TTL_S:
+        return hit
+    rows = {r[0]: r for r in conn.execute(_STATS_SQL)}
+    body = rows.get("search_tsv")
+    if body is None or not body[1]:
+        return None
+    title = rows.get("title_tsv")
+
+    def table(row) -> tuple[dict[str, float], float]:
+        if row is None or not row[1]:
+            return {}, 0.0
+        elems, freqs = row[1], row[2]
+        # Lexemes ANALYZE did not keep are rarer than the rarest it kept.
+        return dict(zip(elems, freqs)), float(freqs[len(elems)]) / 2.0
+
+    body_map, body_floor = table(body)
+    title_map, title_floor = table(title)
+    stats = _TermStats(body_map, title_map, body_floor, title_floor or body_floor,
+                       float(body[3]) if body[3] and body[3] > 0 else 1.0, now)
+    with _stats_lock:
+        _stats_cache[key] = stats
+    return stats
+
+
+def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[PreparedConcept]:
+    """Concepts -> tsqueries with weights: every alternative scores its concept's IDF times its weight.
+
+    The IDF is the word the user typed: how specific the *request* is. A rare plural or an
+    odd translation must not outweigh it.
+    """
+    from jobpipe.text.tokenize import search_tokens
+
+    flat = [(ci, alt) for ci, c in enumerate(concepts) for alt in c.alternatives]
+    if not flat:
+        return []
+    rows = conn.execute(_PARSE_SQL, ([search_tokens(a.text) for _, a in flat], [a.text for _, a in flat])).fetchall()
+    stats = _term_stats(conn)
+    if stats is not None:
+        total = stats.total
+        freqs = [(_min_freq(r[2], stats.body, stats.body_floor), _min_freq(r[3], stats.title, stats.title_floor))
+                 for r in rows]
+    else:
+        freqs, total = _count_frequencies(conn, [(r[0], r[1]) for r in rows])
+    prepared = [PreparedConcept(c.label, []) for c in concepts]
+    concept_idf: dict[int, float] = {}
+    for (ci, alt), row, (body_freq, title_freq) in zip(flat, rows, freqs):
+        if ci not in concept_idf:   # the first alternative is the word as typed
+            concept_idf[ci] = _idf(body_freq, total)
+        body_q = row[0] or None
+        title_q = row[1] or None
+        if body_q is None and title_q is None:
+            continue
+        prepared[ci].alts.append(Alt(body_q, title_q, alt.weight, concept_idf[ci], body_freq, title_freq, total))
+    return [p for p in prepared if p.alts]
+
+
+def _min_freq(lexemes: list[str] | None, table: dict[str, float], floor: float) -> float:
+    """A multi-word alternative is as rare as its rarest word (an upper bound on the phrase)."""
+    return min((table.get(lexeme, floor) for lexeme in lexemes or ()), default=floor)
+
 
 _avgdl_cache: dict[str, tuple[float, float]] = {}
 _avgdl_lock = threading.Lock()
@@ -78,60 +171,36 @@ def _idf(freq: float, total: float) -> float:
 
 
 def _avg_doc_length(conn: psycopg.Connection) -> float:
-    """Mean lexemes per posting, from a sample, cached per database for a few minutes."""
-    key = conn.info.dbname + "@" + str(conn.info.host)
+    """Mean tokens per posting, from a sample, cached per database for a few minutes."""
+    key = _db_key(conn)
     now = time.monotonic()
     with _avgdl_lock:
         hit = _avgdl_cache.get(key)
     if hit and now - hit[1] < _AVGDL_TTL_S:
         return hit[0]
-    row = conn.execute(
-        "SELECT avg(length(search_tsv)) FROM (SELECT search_tsv FROM jobs WHERE closed_at IS NULL LIMIT 2000) s"
-    ).fetchone()
-    value = float(row[0]) if row and row[0] else 100.0
+    row = conn.execute("SELECT avg(search_length) FROM (SELECT search_length FROM jobs LIMIT 5000) s").fetchone()
+    value = float(row[0]) if row and row[0] else 200.0
     with _avgdl_lock:
         _avgdl_cache[key] = (value, now)
     return value
 
 
-def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[PreparedConcept]:
-    """Turn concepts into tsqueries (the database parses them, as it parsed the postings) with IDFs."""
-    from jobpipe.text.tokenize import search_tokens
-
-    flat = [(ci, alt) for ci, c in enumerate(concepts) for alt in c.alternatives]
-    if not flat:
-        return []
-    rows = conn.execute(_prepare_sql, ([search_tokens(a.text) for _, a in flat], [a.text for _, a in flat])).fetchall()
-    reltuples = rows[0][5] if rows else 0
-    have_stats = rows and rows[0][4] is not None
-    total = float(reltuples) if reltuples and reltuples > 0 else 0.0
-    freqs: list[float] = []
-    if have_stats:
-        floor = float(rows[0][4]) / 2.0   # untracked lexemes are rarer than the rarest tracked one
-        for row in rows:
-            lexeme_freqs = [f if f is not None else floor for f in (row[3] or [])]
-            freqs.append(min(lexeme_freqs) if lexeme_freqs else floor)
-    else:
-        freqs, total = _count_frequencies(conn, [r[1] for r in rows])
-    prepared = [PreparedConcept(c.label, []) for c in concepts]
-    for (ci, alt), row, freq in zip(flat, rows, freqs):
-        body_q = row[1] or None
-        title_q = row[2] or None
-        if body_q is None and title_q is None:
-            continue
-        prepared[ci].alts.append(Alt(body_q, title_q, alt.weight, _idf(freq, total), freq))
-    return [p for p in prepared if p.alts]
-
-
-def _count_frequencies(conn: psycopg.Connection, queries: list[str | None]) -> tuple[list[float], float]:
+def _count_frequencies(
+    conn: psycopg.Connection, queries: list[tuple[str | None, str | None]],
+) -> tuple[list[tuple[float, float]], float]:
     """Document frequencies by counting, for a table ANALYZE has not seen yet (small by then)."""
     total_row = conn.execute("SELECT count(*) FROM (SELECT 1 FROM jobs LIMIT %s) s", (_EXACT_DF_MAX_ROWS + 1,)).fetchone()
     total = float(total_row[0]) if total_row else 0.0
-    if total > _EXACT_DF_MAX_ROWS or total == 0 or not any(queries):
-        return [0.01] * len(queries), max(total, 1.0)   # unknown: every word equally informative
-    parts = ", ".join(f"count(*) FILTER (WHERE search_tsv @@ %s::tsquery)" for q in queries if q)
-    counts = iter(conn.execute(f"SELECT {parts} FROM jobs", [q for q in queries if q]).fetchone() or ())
-    return [(next(counts) / total) if q else 0.0 for q in queries], total
+    if total > _EXACT_DF_MAX_ROWS or total == 0:
+        return [(0.01, 0.01)] * len(queries), max(total, 1.0)   # unknown: every word equally informative
+    parts, params = [], []
+    for body_q, title_q in queries:
+        for column, q in (("search_tsv", body_q), ("title_tsv", title_q)):
+            parts.append(f"count(*) FILTER (WHERE {column} @@ %s::tsquery)" if q else "0")
+            if q:
+                params.append(q)
+    counts = list(conn.execute(f"SELECT {', '.join(parts)} FROM jobs", params).fetchone() or ())
+    return [(counts[2 * i] / total, counts[2 * i + 1] / total) for i in range(len(queries))], total
 
 
 @dataclass
@@ -140,54 +209,82 @@ class KeywordHit:
     score: float
 
 
+@dataclass
+class _Branch:
+    column: str        # search_tsv | title_tsv
+    query: str         # OR of the concept's alternatives
+    concept: int
+    weight: float
+    rows: float        # expected matches (upper bound: the alternatives' sum)
+
+
+def _branches(concepts: list[PreparedConcept], title_weight: float) -> list[_Branch]:
+    """One GIN lookup per concept and column, rarest first, within ``ROW_BUDGET`` expected rows.
+
+    A concept's alternatives are OR-ed into one lookup, so a posting earns the concept's IDF
+    once whichever alternative it contains. A word found in most postings costs a heap visit
+    per posting and adds almost no ranking signal (IDF near zero): past the budget, common
+    concepts are left out (a concept too common in descriptions usually still counts
+    through the far more selective title lookup).
+    """
+    branches: list[_Branch] = []
+    for ci, concept in enumerate(concepts):
+        idf = concept.alts[0].idf
+        for column, weight in (("search_tsv", idf), ("title_tsv", idf * title_weight)):
+            parts, rows, seen = [], 0.0, set()
+            for ai, alt in enumerate(concept.alts):
+                query = alt.body_q if column == "search_tsv" else alt.title_q
+                freq = alt.freq if column == "search_tsv" else alt.title_freq
+                if not query or query in seen:
+                    continue
+                if ai > 0 and freq * alt.total > ROW_BUDGET / 2:
+                    continue   # a common translation or variant would flood this concept
+                seen.add(query)
+                parts.append(query)
+                rows += freq * alt.total
+            if parts:
+                branches.append(_Branch(column, " | ".join(f"( {q} )" for q in parts), ci, weight, rows))
+    branches.sort(key=lambda b: (b.rows, b.column, b.concept))
+    chosen: list[_Branch] = []
+    spent = 0.0
+    for branch in branches:
+        if chosen and spent + branch.rows > ROW_BUDGET:
+            continue
+        chosen.append(branch)
+        spent += branch.rows
+    return chosen
+
+
 def keyword_candidates(
     conn: psycopg.Connection, concepts: list[PreparedConcept], fsql: FilterSQL, limit: int,
     *, title_weight: float = TITLE_WEIGHT,
 ) -> list[KeywordHit]:
-    """Best ``limit`` postings satisfying the filters, by concept score (empty without concepts)."""
-    if not concepts:
+    """Best ``limit`` postings satisfying the filters, by concept score (empty without concepts).
+
+    One GIN lookup per concept and column (``UNION ALL``), each carrying its weight; a
+    posting's score sums them, with BM25 length normalization on the description part. No
+    tsvector is ever detoasted: the index says which postings contain a word, and
+    ``search_length`` gives the length.
+    """
+    branches = _branches(concepts, title_weight)
+    if not branches:
         return []
     params: dict[str, Any] = dict(fsql.params)
-    body_terms, title_terms, retrieve_body, retrieve_title = [], [], [], []
-    common_body = []
-    for ci, concept in enumerate(concepts):
-        body_cases, title_cases = [], []
-        for ai, alt in enumerate(concept.alts):
-            weight = alt.weight * alt.idf
-            if alt.body_q:
-                name = f"b{ci}_{ai}"
-                params[name] = alt.body_q
-                body_cases.append(f"CASE WHEN d.tsv @@ %({name})s::tsquery THEN {weight:.5f} ELSE 0 END")
-                (retrieve_body if alt.freq <= RETRIEVE_MAX_FREQ else common_body).append(alt.body_q)
-            if alt.title_q:
-                name = f"t{ci}_{ai}"
-                params[name] = alt.title_q
-                title_cases.append(f"CASE WHEN j.title_tsv @@ %({name})s::tsquery THEN {weight:.5f} ELSE 0 END")
-                retrieve_title.append(alt.title_q)
-        if body_cases:
-            body_terms.append(body_cases[0] if len(body_cases) == 1 else f"GREATEST({', '.join(body_cases)})")
-        if title_cases:
-            title_terms.append(title_cases[0] if len(title_cases) == 1 else f"GREATEST({', '.join(title_cases)})")
-    if not retrieve_body:
-        retrieve_body = common_body
-    retrieve = []
-    if retrieve_body:
-        params["rb"] = " | ".join(f"( {q} )" for q in retrieve_body)
-        retrieve.append("j.search_tsv @@ %(rb)s::tsquery")
-    if retrieve_title:
-        params["rt"] = " | ".join(f"( {q} )" for q in retrieve_title)
-        retrieve.append("j.title_tsv @@ %(rt)s::tsquery")
+    selects = []
+    for bi, branch in enumerate(branches):
+        params[f"q{bi}"] = branch.query
+        body_w, title_w = (branch.weight, 0.0) if branch.column == "search_tsv" else (0.0, branch.weight)
+        selects.append(
+            f"(SELECT j.job_id, j.search_length AS len, {body_w:.5f}::float8 AS bw, {title_w:.5f}::float8 AS tw"
+            f" FROM jobs j WHERE j.{branch.column} @@ %(q{bi})s::tsquery AND {fsql.where} LIMIT {BRANCH_CAP})"
+        )
     avgdl = _avg_doc_length(conn)
-    norm = f"({K1 + 1:.3f} / (1 + {K1:.3f} * (1 - {B:.3f} + {B:.3f} * length(d.tsv) / {avgdl:.3f})))"
-    body_sum = " + ".join(body_terms) or "0"
-    title_sum = " + ".join(title_terms) or "0"
-    # The lateral copy detoasts search_tsv once per row instead of once per concept test.
+    norm = f"({K1 + 1:.3f} / (1 + {K1:.3f} * (1 - {B:.3f} + {B:.3f} * max(len) / {avgdl:.3f})))"
     query = f"""
-        SELECT j.job_id, {norm} * ({body_sum}) + {title_weight:.4f} * ({title_sum}) AS score
-        FROM jobs j
-        CROSS JOIN LATERAL (SELECT j.search_tsv || ''::tsvector AS tsv OFFSET 0) d
-        WHERE ({' OR '.join(retrieve)}) AND {fsql.where}
-        ORDER BY score DESC, j.job_id
+        SELECT job_id, {norm} * sum(bw) + sum(tw) AS score
+        FROM ({' UNION ALL '.join(selects)}) hits
+        GROUP BY job_id
+        ORDER BY score DESC, job_id
         LIMIT {int(limit)}
     """
     return [KeywordHit(r[0], float(r[1])) for r in conn.execute(query, params)]  # type: ignore[arg-type]

@@ -109,28 +109,46 @@ def filter_words(filters: SearchFilters) -> list[str]:
     return words
 
 
+@functools.lru_cache(maxsize=1)
+def _matchers() -> tuple[tuple[str, re.Pattern[str] | None], ...]:
+    """Dictionary terms, longest first, each with its whole-word pattern (None for Chinese)."""
+    out = []
+    for term in sorted(_term_groups(), key=lambda t: (-len(t), t)):
+        if len(term) < 2:
+            continue
+        pattern = None if _CJK_CHAR.search(term) else re.compile(rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9+#])")
+        out.append((term, pattern))
+    return tuple(out)
+
+
 def _dictionary_matches(text: str) -> list[str]:
     """Dictionary terms in ``text``, longest first, never two overlapping.
 
     Chinese terms match as substrings (jieba may split a term the list knows, e.g. 后端);
     Latin terms match whole words.
     """
-    groups = _term_groups()
     taken = [False] * len(text)
     found: list[str] = []
-    for term in sorted(groups, key=len, reverse=True):
-        if len(term) < 2:
+    for term, pattern in _matchers():
+        if term not in text:
             continue
-        if _CJK_CHAR.search(term):
-            pattern = re.escape(term)
-        else:
-            pattern = rf"(?<![a-z0-9]){re.escape(term)}(?![a-z0-9+#])"
-        for match in re.finditer(pattern, text):
-            if not any(taken[match.start():match.end()]):
-                for i in range(match.start(), match.end()):
+        spans = ([(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None
+                 else [(i, i + len(term)) for i in _find_all(text, term)])
+        for start, end in spans:
+            if not any(taken[start:end]):
+                for i in range(start, end):
                     taken[i] = True
-                found.append(term)
+                if term not in found:
+                    found.append(term)
     return found
+
+
+def _find_all(text: str, term: str) -> list[int]:
+    positions, start = [], text.find(term)
+    while start >= 0:
+        positions.append(start)
+        start = text.find(term, start + 1)
+    return positions
 
 
 def _english_variants(token: str) -> list[str]:
@@ -150,7 +168,10 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
     text = _strip_words(_fold(query), filter_words(filters))
     concepts: list[Concept] = []
     seen: set[str] = set()
-    for token in tokenize(text):
+    tokens = tokenize(text)
+    informative = [t for t in tokens if not (len(t) == 1 and _CJK_CHAR.match(t))]
+    for token in informative or tokens:
+        # A lone Chinese character (jieba's leftovers: 要, 做, 后) matches everything.
         if token in seen or token in _QUERY_STOP:
             continue
         seen.add(token)
