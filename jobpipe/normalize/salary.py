@@ -330,7 +330,12 @@ def _interval(value: Any) -> str | None:
     if not value:
         return None
     v = str(value).strip().lower().replace(" ", "-")
-    return _INTERVALS.get(v) or _period_in(str(value))
+    if v in _INTERVALS:
+        return _INTERVALS[v]
+    for word in ("hour", "day", "week", "month", "year"):   # Ashby "1 YEAR", "per month"
+        if word in v:
+            return word
+    return _period_in(str(value))
 
 
 def _number(value: Any) -> float | None:
@@ -354,6 +359,15 @@ def parse_structured_salary(obj: dict[str, Any], *, context_currency: str | None
         if isinstance(inner, dict) and inner is not obj:
             found = parse_structured_salary(inner, context_currency=context_currency)
             if found:
+                return found
+    components = obj.get("summaryComponents") or obj.get("components")
+    if isinstance(components, list):
+        # Ashby: [{compensationType: "Salary", interval: "1 YEAR", currencyCode, minValue, maxValue}, equity...]
+        salaries = [c for c in components if isinstance(c, dict)
+                    and str(c.get("compensationType", "salary")).lower() in ("salary", "base", "base salary")]
+        for comp in salaries:
+            found = parse_structured_salary(comp, context_currency=context_currency)
+            if found and (found.min is not None or found.max is not None):
                 return found
     currency = obj.get("currency") or obj.get("currencyCode") or obj.get("salary_currency") or context_currency
     period = _interval(obj.get("interval") or obj.get("period") or obj.get("unitText") or obj.get("salary_period")

@@ -206,6 +206,16 @@ def _index() -> tuple[dict[str, str], dict[str, list[tuple[tuple[str, ...], str,
     return single, multi
 
 
+@lru_cache(maxsize=1)
+def _key_sets() -> tuple[frozenset[str], frozenset[str], dict[str, list[str]]]:
+    """Alias keys as frozensets, so each posting costs one C-level set intersection."""
+    single, multi = _index()
+    strict_lower: dict[str, list[str]] = {}
+    for word in _taxonomy().strict:
+        strict_lower.setdefault(word.lower(), []).append(word)
+    return frozenset(single), frozenset(multi), strict_lower
+
+
 def extract_skills(text: str | None) -> list[str]:
     """Canonical skills mentioned in ``text`` (title + description), in order of first mention.
 
@@ -230,9 +240,10 @@ def extract_skills(text: str | None) -> list[str]:
         if canonical not in found or pos < found[canonical]:
             found[canonical] = pos
 
-    for w in lowered & single.keys():
+    single_keys, multi_keys, strict_lower = _key_sets()
+    for w in lowered & single_keys:
         note(single[w], lower.find(w))
-    firsts = lowered & multi.keys()
+    firsts = lowered & multi_keys
     if firsts:
         norm = " ".join(lower.replace("/", " ").replace("-", " ").replace("_", " ").split())
         for first in firsts:
@@ -254,7 +265,7 @@ def extract_skills(text: str | None) -> list[str]:
                 canonical = lookup.get(m.group(1))
                 if canonical is not None:
                     note(canonical, m.start())
-    strict_hits = [w for w in tax.strict if w.lower() in lowered and w in text]
+    strict_hits = [w for lw in lowered.intersection(strict_lower) for w in strict_lower[lw] if w in text]
     if strict_hits:
         positions = sorted(found.values())
         for word in strict_hits:

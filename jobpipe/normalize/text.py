@@ -140,8 +140,9 @@ def _markdown_to_text(text: str) -> str:
     return text
 
 
-_MARKDOWN_HINT = re.compile(r"[#*_`\[>|~]|^\s*(?:[-+•·]|\d+[.)、])\s|^\s*[-=]{3,}", re.M)
-_SPACES = re.compile(r"[ \t\f\v]+")
+_MARKDOWN_CHARS = "#*_`[>|~"
+_MARKDOWN_HINT = re.compile(r"^[ \t]*(?:[-+•·]|\d+[.)、])[ \t]|^[ \t]*[-=]{3,}", re.M)
+_SPACES = re.compile(r"[ \t\f\v]{2,}|[\t\f\v]")
 _NEEDS_WORK = re.compile(r"[<&\u0080-\u00ff\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\u00a0\u3000\x00-\x08\x0b-\x1f\x7f#*_`\[>|~\r]")
 
 
@@ -160,10 +161,11 @@ def clean_text(raw: str | None) -> str:
     if not raw:
         return ""
     text = str(raw)
-    if _ESCAPED_HTML_HINT.search(text) and not _HTML_HINT.search(text):
+    # substring pre-checks first: a regex alternation over a long text costs more than the test
+    if "&lt;" in text and _ESCAPED_HTML_HINT.search(text) and not ("<" in text and _HTML_HINT.search(text)):
         text = html.unescape(text)   # doubly escaped HTML: unescape once to get the markup back
     text = repair_mojibake(text)
-    if _HTML_HINT.search(text):
+    if "<" in text and _HTML_HINT.search(text):
         text = _html_to_text(text)
     text = html.unescape(text) if "&" in text else text
     if not text.isascii():
@@ -174,7 +176,7 @@ def clean_text(raw: str | None) -> str:
         text = _INVISIBLE.sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if _MARKDOWN_HINT.search(text):
+    if any(ch in text for ch in _MARKDOWN_CHARS) or _MARKDOWN_HINT.search(text):
         text = _markdown_to_text(text)
     text = _SPACES.sub(" ", text)
     lines = [line.strip() for line in text.split("\n")]

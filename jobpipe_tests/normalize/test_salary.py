@@ -177,3 +177,12 @@ def _check_invariants(s: Salary | None) -> None:
     if s.min is not None or s.max is not None:
         assert s.period in PERIODS
     assert s.months_per_year is None or 1 <= s.months_per_year <= 24
+
+
+def test_ashby_compensation_components():
+    comp = {"compensationTierSummary": "$150K – $190K • Offers Equity",
+            "summaryComponents": [{"compensationType": "EquityPercentage", "minValue": 0.1, "maxValue": 0.5},
+                                  {"compensationType": "Salary", "interval": "1 YEAR", "currencyCode": "USD",
+                                   "minValue": 150000, "maxValue": 190000}]}
+    s = parse_salary(None, {"compensation": comp})
+    assert (s.min, s.max, s.currency, s.period) == (150000, 190000, "USD", "year")
