@@ -36,6 +36,12 @@ _PERIOD = re.compile(
     r"(?:" + _MONTHS + r"\s*)?((?:19|20)\d{2}|至今|现在|今|present|current|now|date)",
     re.I,
 )
+# Study periods are not work experience.
+_EDUCATION = re.compile(
+    r"大学|学院|学校|本科|硕士|博士|研究生|学士|专科|在读|GPA|university|college|school|bachelor|master|"
+    r"ph\.?d|b\.?sc|m\.?sc|education|degree",
+    re.I,
+)
 _LOCATION_LINE = re.compile(
     r"(?:location|address|based in|city|现居|现居住地|居住地|所在地|所在城市|期望城市|期望地点|工作地点|意向城市)\s*[:：]?\s*(.+)",
     re.I,
@@ -78,7 +84,8 @@ def experience_years(text: str, *, today: date | None = None) -> float | None:
         return max(stated)
     this_year = (today or date.today()).year
     starts, ends = [], []
-    for m in _PERIOD.finditer(text):
+    work = "\n".join(line for line in text.splitlines() if not _EDUCATION.search(line))
+    for m in _PERIOD.finditer(work):
         start = int(m.group(1))
         end = int(m.group(2)) if m.group(2).isdigit() else this_year
         if start <= end <= this_year:
@@ -100,25 +107,43 @@ def detect_language(text: str) -> str | None:
     return "zh" if cjk * 4 >= latin else "en"
 
 
+def _segments(line: str) -> list[str]:
+    """A header line split at its separators: "Title | City | email" -> three segments."""
+    return [seg.strip(" \t-*•#") for seg in re.split(r"\s[|｜·]\s|\s{3,}", line) if seg.strip(" \t-*•#")]
+
+
 def headline(text: str, name: str | None = None) -> str | None:
-    """The stated objective/title if labelled, else the first line that is not a name or contact."""
+    """The stated objective/title if labelled, else the first header segment naming a role."""
     lines = [line.strip(" \t-*•|#") for line in text.splitlines()]
     lines = [line for line in lines if line]
     for line in lines:
         m = _HEADLINE_LINE.match(line)
         if m:
-            return m.group(1).strip()[:MAX_HEADLINE_CHARS]
+            return _segments(m.group(1))[0][:MAX_HEADLINE_CHARS] if _segments(m.group(1)) else None
     candidates = []
     for line in lines[:8]:
-        low = line.lower().rstrip(":：")
-        if low in _NOT_HEADLINES or (name and low == name.strip().lower()) or _CONTACT.search(line):
-            continue
-        if len(line) >= 2:
-            candidates.append(line)
-    # The first line is usually the person's name: a line that names a role beats it.
-    titled = [line for line in candidates if _ROLE_WORD.search(line) and len(line) <= MAX_HEADLINE_CHARS]
+        for seg in _segments(line):
+            low = seg.lower().rstrip(":：")
+            if low in _NOT_HEADLINES or (name and low == name.strip().lower()) or _CONTACT.search(seg):
+                continue
+            if len(seg) >= 2:
+                candidates.append(seg)
+    # The first line is usually the person's name: a segment that names a role beats it.
+    titled = [seg for seg in candidates if _ROLE_WORD.search(seg) and len(seg) <= MAX_HEADLINE_CHARS]
     chosen = titled[0] if titled else (candidates[0] if candidates else None)
     return chosen[:MAX_HEADLINE_CHARS] if chosen else None
+
+
+def _name_line(text: str, name: str | None) -> str | None:
+    """The header line that is the person's name (skills found in it are false: "Maya", "Rust")."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if name and first.lower() == name.strip().lower():
+        return first
+    words = first.split()
+    if (first and len(first) <= 40 and len(words) <= 4 and not _ROLE_WORD.search(first)
+            and not re.search(r"[\d:：@|]", first)):
+        return first
+    return None
 
 
 def _city_name(resolved: object) -> str | None:
@@ -186,6 +211,11 @@ def find_cities(text: str) -> list[str]:
     return found[:MAX_CITIES]
 
 
+def _without_name(text: str, name: str | None) -> str:
+    line = _name_line(text, name)
+    return text.replace(line, " ", 1) if line else text
+
+
 def profile_hash(profile: CandidateProfile) -> str:
     data = {k: v for k, v in asdict(profile).items() if k != "content_hash"}
     data["skills"] = sorted(data["skills"])
@@ -203,7 +233,7 @@ def parse_resume(candidate_id: str, text: str, name: str | None = None) -> Candi
         resume_text=text,
         name=(name or None),
         headline=headline(text, name),
-        skills=list(dict.fromkeys(extract_skills(text))),
+        skills=list(dict.fromkeys(extract_skills(_without_name(text, name)))),
         cities=find_cities(text),
         experience_years=experience_years(text),
         language=detect_language(text),

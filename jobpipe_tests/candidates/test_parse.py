@@ -66,3 +66,18 @@ def test_language_and_headline_helpers():
     assert detect_language("Built Python services") == "en"
     assert detect_language("12345") is None
     assert headline("简历\n王芳\nwang@example.com\n数据分析师", name="王芳") == "数据分析师"
+
+
+def test_header_segments_and_name_line():
+    text = "Maya Rust\nSenior Platform Engineer | Berlin, Germany | maya@example.com\n\nBuilt services in Go."
+    p = parse_resume("h", text)
+    assert p.headline == "Senior Platform Engineer"
+    assert p.cities == ["Berlin"]
+    assert canonical_skill("go") in p.skills
+    assert canonical_skill("rust") not in p.skills      # from the person's name, not a skill
+
+
+def test_study_periods_are_not_work_experience():
+    text = "教育背景\n2019.09 - 2023.06 某大学 计算机 本科\n实习经历\n2022.07 - 2022.12 某公司 算法实习生"
+    assert experience_years(text) is None
+    assert experience_years("2016 - 2020 Acme Corp engineer\n2012 - 2016 State University, BSc") == 4.0
