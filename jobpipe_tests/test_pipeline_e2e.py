@@ -68,9 +68,19 @@ def test_rerun_rewrites_nothing_and_embeds_nothing(first_run, database):
     instance, first = first_run
     with connect(database) as conn:
         before = dict(conn.execute("SELECT job_id, xmin::text FROM jobs").fetchall())
+        rows_before = {r[0]: r for r in conn.execute("SELECT * FROM jobs")}
     again = run_pipeline(DEMO_SOURCES_FILE, instance=instance)
     assert again.ok, again.to_json()
     totals = again.totals
+    if totals["updated"]:
+        with connect(database) as conn:
+            cur = conn.execute("SELECT * FROM jobs")
+            names = [d.name for d in cur.description]
+            changed = {
+                r[0]: {n: (a, b) for n, a, b in zip(names, rows_before[r[0]], r) if a != b and n != "updated_at"}
+                for r in cur if r != rows_before.get(r[0])
+            }
+        pytest.fail(f"rerun rewrote rows: {list(changed.items())[:3]}")
     assert totals["inserted"] == totals["updated"] == totals["closed"] == 0
     assert totals["embedded"] == 0
     assert totals["unchanged"] == first.totals["inserted"]
