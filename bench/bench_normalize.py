@@ -205,7 +205,8 @@ def throughput(rows: list[tuple[str, str, PostingFields]]) -> None:
     print(f"\nthroughput on {len(rows)} eval postings, one core: {len(rows) / cpu:,.0f} postings/s CPU "
           f"({len(rows) / wall:,.0f}/s wall); pandera validation {len(rows) / vcpu:,.0f} postings/s "
           f"({len(result.valid)} valid, {len(result.rejected)} rejected)")
-    print(f"calibration: sum(range(5e6)) took {cal * 1000:.0f} ms CPU here (a 2023 desktop core: ~60 ms)")
+    print(f"calibration: sum(range(5e6)) took {cal * 1000:.0f} ms CPU in this run (compare runs and machines by it: "
+          f"on a shared machine it varies 2x within minutes)")
 
 
 def main() -> None:

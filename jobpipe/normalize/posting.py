@@ -96,7 +96,12 @@ def normalize_posting(
         remote = _title_remote(title)
     language = detect_language(f"{title}\n{description}") or detect_language(location_raw)
     context_currency = COUNTRY_CURRENCY.get(country or "") or ("CNY" if language == "zh" and country in (None, "CN") else None)
-    salary = parse_salary(fields.salary_text, fields.salary, context_currency=context_currency) or Salary()
+    salary = parse_salary(fields.salary_text, fields.salary, context_currency=context_currency)
+    if salary is None and title and _TITLE_SALARY_CUE.search(title):
+        # "[远程] Rust 工程师 薪资 30-50K": some boards put the pay only in the title
+        found = parse_salary(_TITLE_SALARY_CUE.split(title, maxsplit=1)[-1], context_currency=context_currency)
+        salary = found if found is not None and (found.min is not None or found.max is not None) else None
+    salary = salary or Salary()
     annual_min, annual_max = annualize(salary)
     job_type = parse_job_type(fields.employment_type, title, description)
     seniority = parse_seniority(fields.seniority) or parse_seniority(title)
@@ -135,6 +140,7 @@ def normalize_posting(
     return posting
 
 
+_TITLE_SALARY_CUE = re.compile(r"薪水|薪资|薪酬|月薪|年薪|待遇|salary|compensation|\bpay\b", re.I)
 _TITLE_REMOTE = re.compile(r"远程|遠程|\bremote\b|居家办公|\bwfh\b", re.I)
 _TITLE_HYBRID = re.compile(r"\bhybrid\b|混合办公", re.I)
 

@@ -93,3 +93,11 @@ def test_unknown_salary_is_nulls():
 def test_normalized_postings_pass_the_schema():
     ps = [normalize_posting(_zh_fields(), source="s", external_id=str(i), fetched_at=FETCHED) for i in range(3)]
     assert len(validate_postings(ps, now=FETCHED).valid) == 3
+
+
+def test_salary_only_in_the_title():
+    p = normalize_posting(PostingFields(title="[香港] Web3 公司诚聘 社群运营 薪水 2000-3000U", location="香港"),
+                          source="s", external_id="t", fetched_at=FETCHED)
+    assert (p.salary.min, p.salary.max, p.salary.currency, p.salary.period) == (2000, 3000, "USDT", "month")
+    q = normalize_posting(PostingFields(title="2027届校招 后端开发 (3-5人)"), source="s", external_id="u", fetched_at=FETCHED)
+    assert q.salary.min is None and q.salary.max is None
