@@ -10,7 +10,7 @@ from jobpipe_tests.sources.server import FixtureServer, Reply, fixture
 
 
 def test_greenhouse_lists_every_job_with_content(server: FixtureServer, client: PoliteClient) -> None:
-    server.route("/v1/boards/nimbus/jobs?content=true", Reply(body=fixture("greenhouse_jobs.json")))
+    server.route("/v1/boards/nimbus/jobs?content=true&pay_transparency=true", Reply(body=fixture("greenhouse_jobs.json")))
     config = make_config("gh", "greenhouse", board="nimbus", base_url=server.base)
     result = fetch_source(config, client)
     assert result.complete and result.error is None
@@ -27,6 +27,8 @@ def test_greenhouse_lists_every_job_with_content(server: FixtureServer, client: 
     assert fields.url == "https://boards.greenhouse.io/nimbus/jobs/4011"
     assert fields.posted_at == "2026-09-28T10:00:00-04:00"
     assert fields.department == "Engineering"
+    assert fields.employment_type == "Full-time"               # from the "Employment Type" custom field
+    assert fields.remote_hint == "Hybrid"
     zh = extract("greenhouse", result.postings[1].payload)
     assert zh.title == "数据工程实习生" and zh.valid_through == "2026-12-31" and zh.location == "上海"
     assert result.requests == 2 and result.bytes > 1000       # robots.txt + the listing
@@ -175,10 +177,10 @@ def test_teamtailor_feed_follows_next_url(server: FixtureServer, client: PoliteC
 
 
 def test_not_json_is_a_clear_error(server: FixtureServer, client: PoliteClient) -> None:
-    server.route("/v1/boards/nimbus/jobs?content=true", Reply(body=b"<html>maintenance</html>", content_type="text/html"))
+    server.route("/v1/boards/nimbus/jobs?content=true&pay_transparency=true", Reply(body=b"<html>maintenance</html>", content_type="text/html"))
     result = fetch_source(make_config("gh", "greenhouse", board="nimbus", base_url=server.base), client)
     assert not result.complete and result.postings == []
-    assert result.error.startswith(f"GET {server.url('/v1/boards/nimbus/jobs?content=true')}: response is not JSON")
+    assert result.error.startswith(f"GET {server.url('/v1/boards/nimbus/jobs?content=true&pay_transparency=true')}: response is not JSON")
 
 
 def test_company_name_option_fills_missing_company(server: FixtureServer, client: PoliteClient) -> None:

@@ -16,7 +16,7 @@ from jobpipe_tests.sources.helpers import make_config
 from jobpipe_tests.sources.server import FixtureServer, Reply, fixture, html_reply, json_reply
 
 DAY1, DAY2 = date(2026, 10, 1), date(2026, 10, 2)
-LISTING = "/v1/boards/nimbus/jobs?content=true"
+LISTING = "/v1/boards/nimbus/jobs?content=true&pay_transparency=true"
 
 
 def greenhouse(server: FixtureServer):  # noqa: ANN201

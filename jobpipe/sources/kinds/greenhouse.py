@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -14,7 +15,8 @@ from jobpipe.sources.session import SourceSession
 
 
 def listing_url(options: dict[str, Any]) -> str:
-    return f"{options['base_url']}/v1/boards/{quote(options['board'], safe='')}/jobs?content=true"
+    # pay_transparency=true adds pay_input_ranges (structured pay) where the employer publishes it.
+    return f"{options['base_url']}/v1/boards/{quote(options['board'], safe='')}/jobs?content=true&pay_transparency=true"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
@@ -27,6 +29,24 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             for job in jobs if isinstance(job, dict) and job.get("id") is not None))
 
     yield from session.page(listing_url(session.options), parse).postings
+
+
+# Greenhouse custom fields ("metadata") are free-form per employer; these names are common.
+_EMPLOYMENT_FIELDS = re.compile(r"employment|job.?type|contract.?type|用工|工作性质|职位类型|招聘类型", re.I)
+_WORKPLACE_FIELDS = re.compile(r"workplace|remote|location.?type|办公方式|工作方式", re.I)
+_SALARY_FIELDS = re.compile(r"salary|compensation|pay.?range|薪资|薪酬|待遇", re.I)
+
+
+def _metadata_value(payload: dict[str, Any], pattern: re.Pattern[str]) -> str | None:
+    for item in payload.get("metadata") or []:
+        if isinstance(item, dict) and pattern.search(str(item.get("name") or "")):
+            value = item.get("value")
+            if isinstance(value, list):
+                value = ", ".join(str(v) for v in value if v)
+            text = as_text(value)
+            if text:
+                return text
+    return None
 
 
 def extract(payload: dict[str, Any]) -> PostingFields:
@@ -47,7 +67,9 @@ def extract(payload: dict[str, Any]) -> PostingFields:
         location=location,
         locations=unique(offices, exclude=location),
         salary=salary,
-        salary_text=as_text(ranges[0].get("title")) if ranges else None,
+        salary_text=(as_text(ranges[0].get("title")) if ranges else None) or _metadata_value(payload, _SALARY_FIELDS),
+        employment_type=_metadata_value(payload, _EMPLOYMENT_FIELDS),
+        remote_hint=_metadata_value(payload, _WORKPLACE_FIELDS),
         description=as_text(payload.get("content")),
         url=as_text(payload.get("absolute_url")),
         posted_at=payload.get("first_published") or payload.get("updated_at"),
