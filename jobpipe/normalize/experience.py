@@ -18,6 +18,7 @@ _GRAD_RE = re.compile(r"应届|應屆|在校|毕业生|new grad|fresh graduate",
 _RANGE_RE = re.compile(_NUM + r"\s*(?:-|~|～|—|–|至|到|to)\s*" + _NUM + r"\s*(?:\+\s*)?(?:年|years?|yrs?)", re.I)
 _MIN_RE = re.compile(_NUM + r"\s*(?:\+|年以上|年及以上|年或以上|年\s*以上|\s*years?\s*\+|\+\s*years?|years? or more|or more years|years?|yrs?|年)", re.I)
 _BELOW_RE = re.compile(_NUM + r"\s*年以下|less than\s*" + _NUM + r"\s*years?", re.I)
+_ANY_NUMBER = re.compile(r"[\d一两二三四五六七八九十]")
 _CONTEXT_RE = re.compile(r"经验|經驗|experience|工作|work|从业|開發|开发", re.I)
 
 
@@ -34,6 +35,8 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
         t = unicodedata.normalize("NFKC", t)
     if _NONE_RE.search(t):
         return 0.0, None
+    if not _ANY_NUMBER.search(t):
+        return (0.0, 0.0) if _GRAD_RE.search(t) else (None, None)
     short = len(t) <= 20
     for m in _RANGE_RE.finditer(t):
         if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + 30]):

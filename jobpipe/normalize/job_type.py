@@ -65,7 +65,8 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
     if title_types:
         return title_types[0]
     if description:
-        m = _TYPE_LINE.search(description[:600])
+        head = description[:600]
+        m = _TYPE_LINE.search(head) if ("工作性" in head or "类型" in head or "type" in head.lower()) else None
         if m:
             kinds = _type_of(m.group(1))
             if kinds:

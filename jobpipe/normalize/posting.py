@@ -106,7 +106,7 @@ def normalize_posting(
     job_type = parse_job_type(fields.employment_type, title, description)
     seniority = parse_seniority(fields.seniority) or parse_seniority(title)
     lower = description.lower()
-    exp_text = fields.experience_text or _excerpt(description, lower, _EXPERIENCE_HINT)
+    exp_text = fields.experience_text or _excerpt(description, lower, _EXPERIENCE_HINT, radius=60, limit=2)
     experience_min, experience_max = parse_experience(exp_text)
     degree = parse_degree(fields.degree_text) or (parse_degree(_excerpt(description, lower, _DEGREE_HINT)) if description else None)
     skills = extract_skills(f"{title}\n{description}")
