@@ -19,7 +19,7 @@ _PART = re.compile(r"兼职|兼職|\bpart[- ]?time\b|\bPART_TIME\b|\bper[- ]diem
 _CONTRACT = re.compile(r"合同工|外包|劳务派遣|派遣|顾问制|临时|臨時|项目制|\bcontract(or|ual)?\b|\bCONTRACTOR\b|"
                        r"\btemporary\b|\btemp\b|\bfreelance(r)?\b|\bconsultant contract\b|\bseasonal\b|\bfixed[- ]term\b", re.I)
 _FULL = re.compile(r"全职|全職|全/兼|全兼职|社招|社会招聘|正式员工|\bfull[- ]?time\b|\bFULL_TIME\b|\bpermanent\b|\bregular\b|\bfulltime\b", re.I)
-_NEGATED_FULL = re.compile(r"否[，,\s]*兼职|非全职")
+_NEGATED_FULL = re.compile(r"否[，,\s]*兼职|非全职|是否全职\s*[:：]\s*否")
 
 
 _TYPE_LINE = re.compile(r"(?:工作性质|工作性質|employment type|job type|岗位类型|职位类型)\s*[:：]?\s*([^\n]{1,30})", re.I)
@@ -42,13 +42,22 @@ def _type_of(text: str) -> list[str]:
     return found
 
 
+def _one(kinds: list[str]) -> str:
+    """One type from several offered: a posting open to both full- and part-timers ("全/兼职",
+    "全职、兼职", "Full-time or part-time") is kept as part_time, the option that sets it apart
+    (every such posting also takes full-timers; few postings take part-timers)."""
+    if "full_time" in kinds and "part_time" in kinds:
+        return "part_time"
+    return kinds[0]
+
+
 def parse_job_type(employment_type: str | list[str] | None, title: str | None,
                    description: str | None = None) -> str | None:
     """One of ``JOB_TYPES`` or None.
 
     Title first for intern/campus (the most specific signals), then the type field (first listed
-    kind, full-time preferred when several are offered: "全职/兼职" is a full-time job that also
-    accepts part-timers), then the description's first lines as a last resort.
+    kind; part_time when both full- and part-time are offered, see ``_one``), then the title's
+    other words, then an explicit type line or phrase in the description as a last resort.
     """
     title_text = unicodedata.normalize("NFKC", title or "")
     title_types = _type_of(title_text)
@@ -59,9 +68,7 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
     field_text = " / ".join(unicodedata.normalize("NFKC", str(v)) for v in values if v is not None)
     field_types = _type_of(field_text)
     if field_types:
-        if "full_time" in field_types and field_types[0] in ("part_time",) and not _NEGATED_FULL.search(field_text):
-            return "full_time"
-        return field_types[0]
+        return _one(field_types)
     if title_types:
         return title_types[0]
     if description:
@@ -70,7 +77,7 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
         if m:
             kinds = _type_of(m.group(1))
             if kinds:
-                return kinds[0]
+                return _one(kinds)
         # explicit wording only: "实习" or "contract" alone appear in full-time postings too
         # ("有实习经验优先", "smart contract")
         low = description[:4000].lower()

@@ -22,8 +22,9 @@ from jobpipe.normalize.job_type import parse_job_type, parse_seniority
     (["PART_TIME", "CONTRACTOR"], "Engineer", "part_time"),
     (["FULL_TIME", "INTERN"], "Engineer", "intern"),
     ("CONTRACTOR", None, "contract"),
-    ("全/兼职", "运营", "full_time"),
-    ("全职/兼职", "运营", "full_time"),
+    ("全/兼职", "运营", "part_time"),           # open to both: the part-time option is what sets it apart
+    ("全职/兼职", "运营", "part_time"),
+    ("是否全职：否", "运营", "part_time"),
     ("否，兼职", "运营", "part_time"),
     ("Full time & Intern", "Developer", "intern"),
     (None, "Senior Engineer", None),
@@ -36,6 +37,8 @@ def test_parse_job_type(etype, title, expected):
 def test_description_type_line_is_a_last_resort():
     assert parse_job_type(None, "Rust 工程师", "### 工作性质\n兼职\n") == "part_time"
     assert parse_job_type("全职", "Rust 工程师", "工作性质：兼职") == "full_time"
+    assert parse_job_type(None, "前端", "## 工作性质\n- 是否全职：是（也可兼职）") == "part_time"
+    assert parse_job_type(None, "Data Scientist", "This is a full-time role.") == "full_time"
 
 
 @pytest.mark.parametrize("title,expected", [
