@@ -101,3 +101,24 @@ def test_salary_only_in_the_title():
     assert (p.salary.min, p.salary.max, p.salary.currency, p.salary.period) == (2000, 3000, "USDT", "month")
     q = normalize_posting(PostingFields(title="2027届校招 后端开发 (3-5人)"), source="s", external_id="u", fetched_at=FETCHED)
     assert q.salary.min is None and q.salary.max is None
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_text = st.one_of(st.none(), st.text(max_size=40), st.sampled_from(["北京/远程", "15-25K·14薪", "<p>Go &amp; k8s</p>", "昨天",
+                                                                    "Remote - US", "全/兼职", "$50K-$80K", "&lt;li&gt;x"]))
+
+
+@settings(max_examples=30, deadline=None)
+@given(title=_text, company=_text, location=_text, salary_text=_text, employment=_text, description=_text, posted=_text,
+       extra=st.lists(st.text(max_size=10), max_size=3))
+def test_any_fields_normalize_without_crashing(title, company, location, salary_text, employment, description, posted, extra):
+    p = normalize_posting(PostingFields(title=title, company=company, location=location, locations=extra, salary_text=salary_text,
+                                        employment_type=employment, description=description, posted_at=posted),
+                          source="s", external_id="x", fetched_at=FETCHED)
+    assert isinstance(p.description_text, str) and len(p.content_hash) == 64
+    result = validate_postings([p], now=FETCHED)
+    assert len(result.valid) + len(result.rejected) == 1
+    if p.title.strip():
+        assert result.valid, result.rejected[0].failed_checks   # only an empty title may fail the schema
