@@ -174,15 +174,25 @@ def cmd_ui(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- serve / mcp
 def cmd_serve(args: argparse.Namespace) -> int:
     from jobpipe.service import serve
+    from jobpipe.service.settings import ServiceConfigError
 
-    serve(host=args.host, port=args.port)
+    try:
+        serve(host=args.host, port=args.port)
+    except ServiceConfigError as exc:
+        print(f"jobpipe: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from jobpipe.service import run_mcp
+    from jobpipe.service.settings import ServiceConfigError
 
-    run_mcp(transport=args.transport, host=args.host, port=args.port)
+    try:
+        run_mcp(transport=args.transport, host=args.host, port=args.port)
+    except ServiceConfigError as exc:
+        print(f"jobpipe: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 
