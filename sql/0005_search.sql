@@ -41,3 +41,11 @@ ALTER TABLE jobs ALTER COLUMN title_tsv SET STATISTICS 1000;
 CREATE INDEX IF NOT EXISTS jobs_open_job_type ON jobs (job_type) WHERE closed_at IS NULL;
 CREATE INDEX IF NOT EXISTS jobs_open_posted_at ON jobs (posted_at) WHERE closed_at IS NULL;
 CREATE INDEX IF NOT EXISTS jobs_open_remote ON jobs (remote) WHERE closed_at IS NULL;
+
+-- Keep vectors inline in the heap. With the default EXTENDED storage any vector over ~2 kB
+-- (512 dims and up) is moved to the TOAST table, and every exact (filtered) scan or result
+-- row pays a TOAST index lookup plus chunk fetches per vector. MAIN keeps a vector in the
+-- row unless the row cannot fit a page at all (> ~8 kB, i.e. > ~2,000 dims), where Postgres
+-- still falls back to TOAST. Affects rows written from now on.
+ALTER TABLE job_embeddings ALTER COLUMN embedding SET STORAGE MAIN;
+ALTER TABLE candidate_embeddings ALTER COLUMN embedding SET STORAGE MAIN;

@@ -36,7 +36,7 @@ FROM jobs WHERE job_id = ANY(%s)
 
 def _depth(top_k: int) -> int:
     """Rows each leg returns: enough for fusion to matter and duplicates to collapse."""
-    return max(100, 2 * top_k + 50)
+    return max(100, 2 * top_k + 20)
 
 
 def _timed(timings: dict[str, float], stage: str, fn: Callable[[], T]) -> T:
@@ -92,7 +92,9 @@ def search(
         lists["browse"] = [h.job_id for h in hits]
         notes.append("no searchable words in the query: newest matching postings first")
 
-    fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(lists, k=rrf_k, weights=LEG_WEIGHTS))
+    ordered_scores = {leg: [leg_scores[leg][j] for j in ids] for leg, ids in lists.items() if leg in leg_scores}
+    fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(
+        lists, k=rrf_k, weights=LEG_WEIGHTS, scores=ordered_scores or None))
     results = _timed(timings, "fetch", lambda: _results(conn, fused, leg_scores, top_k, collapse_duplicates))
     timings["total"] = (time.perf_counter() - started) * 1000.0
     return SearchResponse(
@@ -147,27 +149,33 @@ def _keyword_leg(conn, text, filters, fsql, depth, timings, info, lists, leg_sco
 
 
 def _results(conn, fused, leg_scores, top_k: int, collapse: bool) -> list[SearchResult]:
-    if not fused:
-        return []
-    rows = {r[0]: r for r in conn.execute(_FETCH_SQL, ([f.job_id for f in fused],))}
+    """The first ``top_k`` duplicate groups of the fused ranking, fetched in small chunks.
+
+    Only as many candidates are read as it takes to fill ``top_k`` groups (plus the rest of
+    the chunk, whose duplicates are attached to the shown results).
+    """
     results: list[SearchResult] = []
     by_group: dict[str, SearchResult] = {}
-    for item in fused:
-        row = rows.get(item.job_id)
-        if row is None:
-            continue   # deleted between the legs and the fetch
-        group = row[14] if collapse and row[14] else None
-        if group is not None and group in by_group:
-            by_group[group].extra.setdefault("duplicate_job_ids", []).append(item.job_id)
-            continue
+    chunk = 2 * top_k + 10
+    for start in range(0, len(fused), chunk):
         if len(results) >= top_k:
-            if not collapse:
-                break
-            continue   # keep walking only to attach later duplicates to shown results
-        result = _result(row, item, leg_scores)
-        results.append(result)
-        if group is not None:
-            by_group[group] = result
+            break
+        part = fused[start:start + chunk]
+        rows = {r[0]: r for r in conn.execute(_FETCH_SQL, ([f.job_id for f in part],))}
+        for item in part:
+            row = rows.get(item.job_id)
+            if row is None:
+                continue   # deleted between the legs and the fetch
+            group = row[14] if collapse and row[14] else None
+            if group is not None and group in by_group:
+                by_group[group].extra.setdefault("duplicate_job_ids", []).append(item.job_id)
+                continue
+            if len(results) >= top_k:
+                continue
+            result = _result(row, item, leg_scores)
+            results.append(result)
+            if group is not None:
+                by_group[group] = result
     return results
 
 

@@ -1,0 +1,44 @@
+"""Query analysis: filter words stripped, concepts with translations and variants."""
+
+from __future__ import annotations
+
+from jobpipe.search.query_terms import query_concepts
+from jobpipe.search.types import SearchFilters
+
+
+def _labels(query, filters=SearchFilters()):
+    return [c.label for c in query_concepts(query, filters)]
+
+
+def _alternatives(query, label, filters=SearchFilters()):
+    concept = next(c for c in query_concepts(query, filters) if c.label == label)
+    return {a.text: a.weight for a in concept.alternatives}
+
+
+def test_city_words_are_dropped_when_the_city_is_a_filter():
+    assert "旧金山" not in _labels("旧金山的数据工程师", SearchFilters(city="San Francisco"))
+    assert "旧金山" in _labels("旧金山的数据工程师")
+    assert "beijing" not in _labels("Beijing backend engineer", SearchFilters(city="北京"))
+
+
+def test_job_type_and_remote_words_are_dropped_when_filtered():
+    assert _labels("内容运营 应届生岗位", SearchFilters(job_type="campus")) == ["内容", "运营", "内容运营"]
+    assert "remote" not in _labels("remote golang developer", SearchFilters(remote=True))
+    assert "实习" in _labels("数据分析 实习")
+
+
+def test_translations_and_variants_are_alternatives_of_one_concept():
+    assert _alternatives("数据工程师", "数据工程师")["data engineer"] < 1.0
+    assert "engineer" in _alternatives("数据工程师", "工程师")
+    assert "engineer" in _alternatives("engineers wanted", "engineers")
+    assert "数据" in _alternatives("data analyst", "data")
+
+
+def test_dictionary_terms_split_by_jieba_are_still_found():
+    # jieba cuts 后端 into 后 / 端; the term list still recognises it and adds "backend".
+    assert "backend" in _alternatives("Node.js 后端开发", "后端")
+    assert "后" not in _labels("Node.js 后端开发")    # lone characters are dropped
+
+
+def test_a_query_of_only_filter_words_has_no_concepts():
+    assert query_concepts("实习", SearchFilters(job_type="intern")) == []
