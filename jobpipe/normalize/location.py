@@ -46,7 +46,7 @@ _REMOTE_RE = re.compile(
 )
 _NOT_REMOTE_RE = re.compile(
     r"不接受远程|不支持远程|非远程|暂不支持远程|暂时不接受远程|无法远程|不可远程|\bno remote\b|\bnot remote\b|"
-    r"\bnon-remote\b|远程：否|远程:否|是否远程：否",
+    r"\bnon-remote\b|是?否?远程\s*[:：]\s*否|(?<!是)否\s*[（(]?\s*远程|^\s*否远程",
     re.I,
 )
 _HYBRID_RE = re.compile(r"\bhybrid\b|混合办公|混合模式|部分远程|半远程|弹性办公", re.I)
@@ -270,31 +270,41 @@ def _pick(cands: list[City], countries: set[str], region_codes: set[str]) -> Cit
     return max(cands, key=score)
 
 
-def _remote_mode(text: str, hint: str | None) -> str | None:
+def _mode_of(text: str) -> str | None:
+    """remote/hybrid/onsite as a text states it, else None; negations ("非远程", "是否远程：否") count as onsite."""
     if _HYBRID_RE.search(text):
         return "hybrid"
     cleaned = _NOT_REMOTE_RE.sub(" ", text)
     negated = cleaned != text
     if _REMOTE_RE.search(cleaned):
         return "remote"
-    stripped = text.strip(" .。")
-    if stripped and _ANYWHERE_RE.match(stripped):
-        return "remote"
-    if hint is not None:
-        h = str(hint).strip().lower()
-        if h in ("telecommute", "remote", "true", "yes", "1", "fully remote", "remote_only", "remote only"):
-            return "remote"
-        if "hybrid" in h:
-            return "hybrid"
-        if h in ("onsite", "on-site", "office", "in_office", "in office"):
-            return "onsite"
-        if _REMOTE_RE.search(h):
-            return "remote"
     if negated or _ONSITE_RE.search(text):
         return "onsite"
-    if hint is not None and str(hint).strip().lower() in ("false", "no", "0"):
-        return "onsite"
     return None
+
+
+_HINT_WORDS = {
+    "telecommute": "remote", "remote": "remote", "true": "remote", "yes": "remote", "1": "remote",
+    "fully remote": "remote", "remote_only": "remote", "remote only": "remote", "是": "remote",
+    "hybrid": "hybrid", "onsite": "onsite", "on-site": "onsite", "office": "onsite", "in_office": "onsite",
+    "in office": "onsite", "false": "onsite", "no": "onsite", "0": "onsite", "否": "onsite",
+}
+
+
+def _remote_mode(text: str, hint: str | None) -> str | None:
+    mode = _mode_of(text)
+    if mode is None:
+        stripped = text.strip(" .。")
+        if stripped and _ANYWHERE_RE.match(stripped):
+            mode = "remote"
+    if mode is not None or hint is None:
+        return mode
+    h = unicodedata.normalize("NFKC", str(hint)).strip()
+    if h.lower() in _HINT_WORDS:
+        return _HINT_WORDS[h.lower()]
+    if re.match(r"^\s*(否|不|no\b|not\b)", h, re.I):
+        return "onsite"
+    return _mode_of(h)
 
 
 def resolve_locations(

@@ -95,3 +95,13 @@ def test_free_text_does_not_invent_cities():
     assert resolve_locations("Trade Centre - DIFC - Dubai", [], None)[0] == ["Dubai"]
     assert resolve_locations("Hoopeston", [], None)[0] == ["Hoopeston"]        # whole segment: accepted
     assert resolve_locations("based near Hoopeston maybe", [], None)[0] == []  # small town in prose: not
+
+
+@pytest.mark.parametrize("text,hint,remote", [
+    ("上海", "是否远程：否", "onsite"), ("北京", "否（非远程）", "onsite"), ("深圳", "不行（不支持远程）", "onsite"),
+    (None, "是否远程：是", "remote"), (None, "可远程", "remote"), (None, "TELECOMMUTE", "remote"), (None, "false", "onsite"),
+    ("上海/远程", "否", "remote"),                 # the text wins over the hint
+    ("Berlin", None, None), ("Hong Kong", "Onsite", "onsite"), (None, "Hybrid (3 days in office)", "hybrid"),
+])
+def test_remote_hint_with_negations(text, hint, remote):
+    assert resolve_locations(text, [], hint)[2] == remote
