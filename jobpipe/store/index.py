@@ -201,13 +201,18 @@ def index_recall(conn: psycopg.Connection, model: str, *, sample: int = 50, k: i
     with a selective filter a plain HNSW scan runs out of candidates, which is why
     ``hnsw.iterative_scan = relaxed_order`` is on -- search must set it the same way.
     The ANN side is forced onto the index (no seq/bitmap scan, no sort) so the figure is
-    the index's, not a plan that happened to scan exactly.
+    the index's, not a plan that happened to scan exactly; a missing or invalid index scores 0.
     """
     register_vector(conn)
     dims_row = conn.execute("SELECT dims FROM embedding_models WHERE model = %s", (model,)).fetchone()
     if dims_row is None:
         raise ValueError(f"unknown embedding model {model!r}")
     dims = dims_row[0]
+    _, valid, _ = _lookup(conn, index_name(model, dims))
+    if not valid:
+        if not conn.autocommit:
+            conn.commit()
+        return 0.0  # no usable index: a forced "ANN" plan would silently scan exactly
     if filter_sql == SELECTIVE:
         filter_sql = selective_filter(conn, model)
     queries = [r[0] for r in conn.execute(
