@@ -201,7 +201,7 @@ def detect_language(text: str | None) -> str | None:
     """
     if not text:
         return None
-    sample = text[:1500]
+    sample = text[:800]
     latin = sum(map(len, _LATIN_RUN.findall(sample)))
     if sample.isascii():
         return "en" if latin else None
