@@ -104,14 +104,21 @@ def search_text(posting: NormalizedPosting) -> str:
                       " ".join(posting.skills), posting.description_text or ""])
 
 
+def _float(value: Any) -> float | None:
+    # Binary COPY wants exactly a float for float8 (a Decimal or a numeric string would fail).
+    return None if value is None else float(value)
+
+
 def staged_row(posting: NormalizedPosting, record: str | None = None) -> tuple[Any, ...]:
     """One posting as a staging row (hashes, dedupe key and search tokens computed here)."""
     s = posting.salary
     return (
         posting.source, posting.external_id, posting.title, posting.company, posting.location_raw,
         list(posting.cities), posting.country, posting.remote, posting.job_type, posting.seniority,
-        s.min, s.max, s.currency, s.period, s.months_per_year, bool(s.negotiable),
-        posting.salary_annual_min, posting.salary_annual_max, posting.experience_min, posting.experience_max,
+        _float(s.min), _float(s.max), s.currency, s.period,
+        None if s.months_per_year is None else int(s.months_per_year), bool(s.negotiable),
+        _float(posting.salary_annual_min), _float(posting.salary_annual_max),
+        _float(posting.experience_min), _float(posting.experience_max),
         posting.degree, list(posting.skills), posting.language, posting.description_text or "", posting.url,
         posting.posted_at, posting.valid_through,
         posting.content_hash or content_hash(posting), record or fast_record_hash(posting),

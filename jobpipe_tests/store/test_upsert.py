@@ -122,3 +122,13 @@ def test_fast_record_hash_equals_the_contract_on_arbitrary_values(skills, cities
 
     posting = make_posting(1, skills=skills, cities=cities, title=title, salary=Salary(min=salary_min))
     assert fast_record_hash(posting) == record_hash(posting)
+
+
+def test_int_and_float_numbers_are_both_stored(db):
+    from jobpipe.models import Salary
+
+    posting = make_posting(1, salary=Salary(min=12000.5, max=20000, months_per_year=14),
+                           experience_min=3, salary_annual_min=168007)
+    upsert_jobs(db, [posting])
+    row = db.execute("SELECT salary_min, salary_max, salary_months, experience_min, salary_annual_min FROM jobs").fetchone()
+    assert [float(v) for v in row] == [12000.5, 20000.0, 14.0, 3.0, 168007.0]
