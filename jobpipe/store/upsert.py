@@ -199,10 +199,12 @@ def _upsert_batch(conn: psycopg.Connection, postings: list[NormalizedPosting]) -
 def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, batch_size: int = 5000) -> UpsertCounts:
     """Insert new postings, rewrite changed or reopened ones, leave unchanged ones untouched.
 
-    Each batch is its own transaction (committed on return when ``conn`` had none open), so
-    a failure keeps every earlier batch. ``ANALYZE jobs`` runs after a large change so the
-    planner sees the new data before search and the embedding sync query it.
+    Each batch is its own committed transaction (a transaction already open on ``conn`` is
+    committed first), so a failure keeps every earlier batch. ``ANALYZE jobs`` runs after a
+    large change so the planner sees the new data before search and the embedding sync query it.
     """
+    if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        conn.commit()
     postings = _latest_per_key(postings)
     counts = UpsertCounts()
     for start in range(0, len(postings), batch_size):

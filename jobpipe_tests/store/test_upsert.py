@@ -132,3 +132,16 @@ def test_int_and_float_numbers_are_both_stored(db):
     upsert_jobs(db, [posting])
     row = db.execute("SELECT salary_min, salary_max, salary_months, experience_min, salary_annual_min FROM jobs").fetchone()
     assert [float(v) for v in row] == [12000.5, 20000.0, 14.0, 3.0, 168007.0]
+
+
+def test_each_batch_is_committed_even_when_a_later_batch_fails(db):
+    db.execute("SELECT 1")  # the caller left a transaction open (e.g. after reading postings)
+    good = make_postings(6)
+    bad = make_posting(99, title=None)  # invalid (title is required): the second batch fails
+    try:
+        upsert_jobs(db, good + [bad], batch_size=6)
+    except Exception:
+        db.rollback()
+    else:
+        raise AssertionError("a posting without a title must be rejected")
+    assert db.execute("SELECT count(*) FROM jobs").fetchone()[0] == 6
