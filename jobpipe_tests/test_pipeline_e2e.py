@@ -121,3 +121,48 @@ def test_cli_run_json(first_run, database, tmp_path):
     assert out["totals"]["embedded"] == 0 and out["totals"]["inserted"] == 0
     for per_source in out["sources"].values():
         assert set(COUNT_KEYS) <= set(per_source)
+
+
+def _cli(database: str, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "JOBPIPE_DATABASE_URL": database, "JOBPIPE_HOME": str(tmp_path / "home")}
+    return subprocess.run([sys.executable, "-m", "jobpipe.cli", *args], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=Path(__file__).resolve().parent.parent)
+
+
+def test_cli_search_and_jobs_show(first_run, database, tmp_path):
+    from jobpipe.demo import KNOWN_POSTING
+
+    proc = _cli(database, tmp_path, "search", KNOWN_POSTING["query"], "--top-k", "5", "--json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads(proc.stdout)
+    assert 0 < len(results) <= 5
+    assert {"job_id", "source", "external_id", "title", "company", "city", "score"} <= set(results[0])
+    assert (KNOWN_POSTING["source"], KNOWN_POSTING["external_id"]) in {(r["source"], r["external_id"]) for r in results}
+
+    proc = _cli(database, tmp_path, "search", "工程师", "--city", "Shenzhen", "--json")
+    in_english = json.loads(proc.stdout)
+    proc = _cli(database, tmp_path, "search", "工程师", "--city", "深圳", "--json")
+    in_chinese = json.loads(proc.stdout)
+    assert in_english and [r["job_id"] for r in in_english] == [r["job_id"] for r in in_chinese]
+    assert all("Shenzhen" in r["cities"] for r in in_english)
+
+    proc = _cli(database, tmp_path, "jobs", "show", KNOWN_POSTING["source"], KNOWN_POSTING["external_id"], "--json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1
+    job = json.loads(lines[0])
+    for key in ("source", "external_id", "title", "company", "cities", "country", "remote", "job_type", "skills", "salary"):
+        assert key in job
+    assert set(job["salary"]) >= {"min", "max", "currency", "period", "months_per_year", "negotiable"}
+    assert job["title"] == KNOWN_POSTING["title"]
+
+    proc = _cli(database, tmp_path, "jobs", "show", KNOWN_POSTING["source"], "no-such-id", "--json")
+    assert proc.returncode == 1 and "no job" in proc.stderr
+
+
+def test_cli_rejects_broken_sources_file_before_fetching(database, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("sources:\n  - {name: x, kind: monster, board: y}\n", encoding="utf-8")
+    proc = _cli(database, tmp_path, "run", "--sources", str(bad))
+    assert proc.returncode == 2
+    assert "'x'" in proc.stderr and "kind" in proc.stderr
