@@ -156,7 +156,7 @@ def make_queries(url: str, n: int) -> tuple[list[str], dict[str, np.ndarray]]:
     for i, (title, tokens, emb) in enumerate(sample):
         words = tokens.split()
         text = title if i % 2 == 0 else " ".join(rng.sample(words, min(len(words), rng.randint(2, 8))))
-        text = f"{text} #{i}"   # unique, so the embedding cache never answers
+        text = " ".join(f"{text} #{i}".split())   # unique, so the embedding cache never answers
         v = np.asarray(emb.to_numpy() if hasattr(emb, "to_numpy") else emb, dtype=np.float32) + nrng.normal(0, 0.02, DIMS).astype(np.float32)
         queries.append(text)
         vectors[text] = v / np.linalg.norm(v)
