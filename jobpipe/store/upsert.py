@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
@@ -176,12 +177,11 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) 
     return out
 
 
-def _upsert_batch(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> UpsertCounts:
+def _write_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_len: int) -> UpsertCounts:
+    """COPY prepared rows into staging and merge them, in one committed transaction."""
+    if not rows:
+        return UpsertCounts(unchanged=batch_len)
     with conn.transaction():
-        todo = _needs_writing(conn, postings)
-        if not todo:
-            return UpsertCounts(unchanged=len(postings))
-        rows = [staged_row(p, record) for p, record in todo]
         with conn.cursor() as cur:
             cur.execute(_CREATE_STAGE)
             with cur.copy(f"COPY jobs_stage ({', '.join(_NAMES)}) FROM STDIN (FORMAT BINARY)") as copy:
@@ -191,9 +191,10 @@ def _upsert_batch(conn: psycopg.Connection, postings: list[NormalizedPosting]) -
             reopened = cur.execute(_COUNT_REOPENING).fetchone()[0]  # type: ignore[index]
             flags = [r[0] for r in cur.execute(_MERGE).fetchall()]
             cur.execute("TRUNCATE jobs_stage")
+    if not conn.autocommit:
+        conn.commit()
     inserted = sum(1 for f in flags if f)
-    updated = len(flags) - inserted
-    return UpsertCounts(inserted, updated, len(postings) - len(flags), reopened)
+    return UpsertCounts(inserted, len(flags) - inserted, batch_len - len(flags), reopened)
 
 
 def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, batch_size: int = 5000) -> UpsertCounts:
@@ -206,9 +207,24 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         conn.commit()
     postings = _latest_per_key(postings)
+    batches = [postings[start:start + batch_size] for start in range(0, len(postings), batch_size)]
+    # Which postings need writing is decided up front (reads only; the merge's WHERE still
+    # guards against rows changing meanwhile). Then preparing batch k+1 (Python: hashes,
+    # jieba tokens) overlaps with the database merging batch k in a writer thread: the two
+    # use different cores, and the connection is only ever used by one thread at a time.
+    todos = [_needs_writing(conn, batch) for batch in batches]
+    if not conn.autocommit:
+        conn.commit()
     counts = UpsertCounts()
-    for start in range(0, len(postings), batch_size):
-        counts += _upsert_batch(conn, postings[start:start + batch_size])
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-upsert") as writer:
+        pending: Future[UpsertCounts] | None = None
+        for batch, todo in zip(batches, todos):
+            rows = [staged_row(p, record) for p, record in todo]
+            if pending is not None:
+                counts += pending.result()
+            pending = writer.submit(_write_batch, conn, rows, len(batch))
+        if pending is not None:
+            counts += pending.result()
     changed = counts.inserted + counts.updated
     if changed:
         table_rows = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]  # type: ignore[index]
