@@ -154,21 +154,39 @@ def cmd_ui(args: argparse.Namespace) -> int:
         print(f"demo boards served at {demo.url}", file=sys.stderr)
     cmd = [sys.executable, "-m", "dagster", "dev", "-h", args.host, "-p", str(args.port),
            "-w", str(PROJECT_ROOT / "workspace.yaml")]
-    # Its own session, so that Ctrl-C here stops the webserver, daemon and code servers together.
-    proc = subprocess.Popen(cmd, start_new_session=True, cwd=PROJECT_ROOT)
+    # Its own session, so that stopping here stops the webserver, daemon and code servers together.
+    # SIGINT is reset to the default in the child: a Python started with SIGINT ignored (any
+    # process launched in the background) would otherwise never see Ctrl-C's graceful shutdown.
+    proc = subprocess.Popen(cmd, start_new_session=True, cwd=PROJECT_ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    signal.signal(signal.SIGTERM, _raise_keyboard_interrupt)
     print(f"Dagster UI on http://{args.host}:{args.port} (Ctrl-C stops it)", file=sys.stderr)
     try:
         return proc.wait()
     except KeyboardInterrupt:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+        _stop_process_group(proc)
         return 0
     finally:
         if demo is not None:
             demo.stop()
+
+
+def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_process_group(proc: subprocess.Popen[bytes]) -> None:
+    """Ask politely (SIGINT, like Ctrl-C), then firmly, then kill: never leave daemons behind."""
+    for sig, grace in ((signal.SIGINT, 15), (signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 # ----------------------------------------------------------------------------- serve / mcp

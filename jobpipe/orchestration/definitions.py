@@ -3,7 +3,7 @@
 Nightly: the schedule launches one ``ingest_job`` run per source for the day (isolated
 partitions: one failing source fails only its own run). When those runs have landed, the
 automation sensor materializes the unpartitioned stages (vectors, index, serving snapshot,
-candidate matches) once, because each declares ``AutomationCondition.eager()``.
+candidate matches) once, (see ``automation.py``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,16 @@
 """Candidate (resume) assets: profiles -> vectors -> matches against open jobs."""
 
 
-from dagster import AssetExecutionContext, AutomationCondition, MaterializeResult, asset
+from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from jobpipe.orchestration.assets.vectors import job_embeddings, vector_index
+from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS, nightly
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
 
 GROUP = "candidates"
 
 
-@asset(group_name=GROUP, kinds={"python", "postgres"})
+@asset(group_name=GROUP, kinds={"python", "postgres"}, automation_condition=nightly())
 def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsResource) -> MaterializeResult:
     """Parse resumes into profiles (skills, cities, experience) with the same taxonomy as jobs.
 
@@ -30,7 +31,7 @@ def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsRes
     deps=[candidate_profiles],
     group_name=GROUP,
     kinds={"python", "pgvector"},
-    automation_condition=AutomationCondition.eager(),
+    automation_condition=AFTER_UPSTREAM_LANDS,
 )
 def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Embed changed candidate profiles with the same model as jobs (vectors are only comparable
@@ -46,7 +47,7 @@ def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) ->
     deps=[candidate_vectors, job_embeddings, vector_index],
     group_name=GROUP,
     kinds={"python", "postgres"},
-    automation_condition=AutomationCondition.eager(),
+    automation_condition=AFTER_UPSTREAM_LANDS,
 )
 def candidate_matches(context: AssetExecutionContext, postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Rank open jobs for every candidate (vector similarity + skill overlap), precomputed so an

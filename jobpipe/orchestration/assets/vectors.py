@@ -8,7 +8,6 @@ from dagster import (
     AssetCheckSeverity,
     AssetCheckSpec,
     AssetExecutionContext,
-    AutomationCondition,
     Backoff,
     MaterializeResult,
     MetadataValue,
@@ -17,6 +16,7 @@ from dagster import (
 )
 
 from jobpipe.orchestration.assets.ingest import curated_jobs
+from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
 
 GROUP = "vectors"
@@ -40,7 +40,7 @@ def terminal_progress(label: str):
     deps=[curated_jobs],
     group_name=GROUP,
     kinds={"python", "pgvector"},
-    automation_condition=AutomationCondition.eager(),
+    automation_condition=AFTER_UPSTREAM_LANDS,
     # Embedding APIs fail transiently; each batch is committed, so a retry resumes, not restarts.
     retry_policy=RetryPolicy(max_retries=2, delay=10, backoff=Backoff.EXPONENTIAL),
 )
@@ -76,7 +76,7 @@ def job_embeddings(
     deps=[job_embeddings],
     group_name=GROUP,
     kinds={"pgvector"},
-    automation_condition=AutomationCondition.eager(),
+    automation_condition=AFTER_UPSTREAM_LANDS,
     check_specs=[AssetCheckSpec("hnsw_recall", asset="vector_index")],
 )
 def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource) -> MaterializeResult:
@@ -125,7 +125,7 @@ def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource)
     deps=[vector_index],
     group_name="serving",
     kinds={"postgres"},
-    automation_condition=AutomationCondition.eager(),
+    automation_condition=AFTER_UPSTREAM_LANDS,
     check_specs=[AssetCheckSpec("every_open_job_searchable", asset="serving_jobs")],
 )
 def serving_jobs(postgres: PostgresResource) -> MaterializeResult:
