@@ -34,6 +34,8 @@ def normalize_batch(
             errors.append(Rejection(raw.external_id, raw_id, [f"extract_error: {type(exc).__name__}: {exc}"[:500]],
                                     raw.source, fetch_id))
             continue
+        if not fields.url and raw.url:
+            fields.url = raw.url  # e.g. a JSON-LD posting without its own "url": the page it was on
         try:
             normalized.append(normalize_posting(
                 fields, source=raw.source, external_id=raw.external_id,

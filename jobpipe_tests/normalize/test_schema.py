@@ -49,7 +49,7 @@ def test_negative_amount_and_missing_period_rejected():
 def _extract(fmt: str, payload: dict) -> PostingFields:
     if fmt == "broken":
         raise ValueError("payload has no title field")
-    return PostingFields(title=payload.get("title"), location=payload.get("location"))
+    return PostingFields(title=payload.get("title"), location=payload.get("location"), url=payload.get("url"))
 
 
 def test_normalize_batch_turns_errors_into_rejections():
@@ -71,3 +71,15 @@ def test_normalize_batch_turns_errors_into_rejections():
 
 def test_empty_batch():
     assert validate_postings([]).valid == [] and normalize_batch([], _extract).rejected == []
+
+
+def test_normalize_batch_falls_back_to_the_page_url():
+    items = [
+        (1, RawPosting("s", "a", "ok", {"title": "数据分析师", "location": "上海"}, url="https://acme.example/jobs/a",
+                       fetched_at=NOW)),
+        (2, RawPosting("s", "b", "ok", {"title": "Analyst", "location": "London", "url": "https://acme.example/b"},
+                       url="https://acme.example/careers/page-2", fetched_at=NOW)),
+    ]
+    by_id = {p.external_id: p for p in normalize_batch(items, _extract, now=NOW).valid}
+    assert by_id["a"].url == "https://acme.example/jobs/a"   # no url in the payload: the page it came from
+    assert by_id["b"].url == "https://acme.example/b"        # the posting's own url wins
