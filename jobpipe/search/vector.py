@@ -28,8 +28,8 @@ from jobpipe.search.filters import FilterSQL
 
 #: At most this many filter matches: exact scan. Measured on 100k postings: an exact scan costs
 #: ~20 µs per matching row, a filtered iterative HNSW scan ~limit / selectivity heap-checked
-#: tuples at ~50-100 µs: they cross near 5-6% of the catalogue.
-EXACT_MAX_ROWS = 6000
+#: tuples at ~100-160 µs (cold cache): they cross near 8-9% of the catalogue.
+EXACT_MAX_ROWS = 8000
 #: HNSW candidate list size; at least the number of rows asked for.
 EF_SEARCH = 100
 #: Bounds of the tuples an iterative scan may visit when a filter is moderately selective.
