@@ -53,3 +53,30 @@ def test_database_ahead_of_code_is_refused(database, tmp_path):
         migrate(url, tmp_path)
     with psycopg.connect(database, autocommit=True) as conn:
         conn.execute("DROP SCHEMA mig_ahead CASCADE")
+
+
+def test_embedded_server_lifecycle_through_the_cli(tmp_path):
+    """A second embedded server in its own JOBPIPE_HOME: start, tuned settings, status, stop."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("JOBPIPE_DATABASE_URL", "XDG_RUNTIME_DIR")}
+    env["JOBPIPE_HOME"] = str(tmp_path / "home")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "jobpipe.cli", "db", *args], env=env, capture_output=True,
+                              text=True, timeout=120)
+
+    try:
+        url = cli("url")
+        assert url.returncode == 0, url.stderr
+        with psycopg.connect(url.stdout.strip()) as conn:
+            assert conn.execute("SHOW shared_buffers").fetchone()[0] == "1GB"
+            assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        status = cli("status")
+        assert "running" in status.stdout and str(tmp_path) in status.stdout
+    finally:
+        stopped = cli("stop")
+    assert stopped.stdout.strip() == "stopped"
+    assert "stopped" in cli("status").stdout

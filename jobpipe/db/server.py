@@ -41,10 +41,50 @@ class ServerStatus:
     socket_dir: str | None
 
 
+#: Server settings for the embedded server. PostgreSQL's defaults (128 MB shared_buffers) are
+#: sized for a small shared host; a search catalogue of ~100k postings with vectors is ~600 MB,
+#: and HNSW builds want maintenance memory. Override with JOBPIPE_PG_<NAME>=value.
+EMBEDDED_SERVER_SETTINGS = {
+    "shared_buffers": "1GB",
+    "effective_cache_size": "4GB",
+    "maintenance_work_mem": "512MB",
+    "work_mem": "32MB",
+    "max_connections": "200",
+}
+_RESTART_SETTINGS = {"shared_buffers", "max_connections"}
+
+
+def _wanted_settings() -> dict[str, str]:
+    return {name: os.environ.get(f"JOBPIPE_PG_{name.upper()}", value) for name, value in EMBEDDED_SERVER_SETTINGS.items()}
+
+
+def _apply_settings(server: Any, settings: Settings) -> None:
+    """Write our settings with ALTER SYSTEM once; restart only if a restart-only one changed."""
+    import psycopg
+
+    wanted = _wanted_settings()
+    marker = settings.pgdata / ".jobpipe_settings"
+    fingerprint = repr(sorted(wanted.items()))
+    if marker.exists() and marker.read_text() == fingerprint:
+        return
+    with psycopg.connect(str(server.get_uri()), autocommit=True) as conn:
+        for name, value in wanted.items():
+            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
+        conn.execute("SELECT pg_reload_conf()")
+        pending = conn.execute(
+            "SELECT count(*) FROM pg_settings WHERE pending_restart AND name = ANY(%s)", (list(_RESTART_SETTINGS),)
+        ).fetchone()
+    if pending and pending[0]:
+        server.stop()
+        server.ensure_postgres_running()
+    marker.write_text(fingerprint)
+
+
 def start(settings: Settings | None = None) -> str:
     """Start (or reuse) the embedded server; return a libpq URI to its ``postgres`` database."""
     settings = settings or get_settings()
     server = _server(settings)
+    _apply_settings(server, settings)
     return str(server.get_uri())
 
 
