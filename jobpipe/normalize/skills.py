@@ -191,18 +191,19 @@ _WORD = re.compile(r"\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*")
 
 
 @lru_cache(maxsize=1)
-def _index() -> tuple[dict[str, str], dict[str, list[tuple[tuple[str, ...], str, re.Pattern[str]]]]]:
-    """(single-token alias -> canonical, first token -> [(tokens, canonical, phrase regex)])."""
+def _index() -> tuple[dict[str, str], dict[str, list[tuple[frozenset[str], str, str]]]]:
+    """(single-token alias -> canonical, first token -> [(its other tokens, phrase, canonical)]).
+
+    The other tokens are a frozenset so "all words occur" is one C-level subset test per phrase.
+    """
     tax = _taxonomy()
     single: dict[str, str] = {}
-    multi: dict[str, list[tuple[tuple[str, ...], str, re.Pattern[str]]]] = {}
+    multi: dict[str, list[tuple[frozenset[str], str, str]]] = {}
     for toks, canonical in tax.latin.items():
         if len(toks) == 1:
             single.setdefault(toks[0], canonical)
         else:
-            phrase = r"[\s/\-_]{1,2}".join(re.escape(t) for t in toks)
-            rx = re.compile(phrase + r"(?![a-z0-9+#])")
-            multi.setdefault(toks[0], []).append((toks, canonical, rx))
+            multi.setdefault(toks[0], []).append((frozenset(toks[1:]), " ".join(toks), canonical))
     return single, multi
 
 
@@ -214,6 +215,19 @@ def _key_sets() -> tuple[frozenset[str], frozenset[str], dict[str, list[str]]]:
     for word in _taxonomy().strict:
         strict_lower.setdefault(word.lower(), []).append(word)
     return frozenset(single), frozenset(multi), strict_lower
+
+
+_STRICT_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+#")
+
+
+@lru_cache(maxsize=None)
+def _strict_pattern(word: str) -> re.Pattern[str]:
+    """A strict alias as a regex that starts with its literal (so re scans with a fast prefix search).
+
+    The left word boundary is checked by the caller: a leading lookbehind would make re try the
+    pattern at every position of the text.
+    """
+    return re.compile(re.escape(word) + r"(?![A-Za-z0-9+#])")
 
 
 def extract_skills(text: str | None) -> list[str]:
@@ -245,12 +259,13 @@ def extract_skills(text: str | None) -> list[str]:
         note(single[w], lower.find(w))
     firsts = lowered & multi_keys
     if firsts:
-        norm = " ".join(lower.replace("/", " ").replace("-", " ").replace("_", " ").split())
+        norm = None   # built only once some phrase has all its words in the text
         for first in firsts:
-            for toks, canonical, _rx in multi[first]:
-                if canonical in found or not all(t in lowered for t in toks[1:]):
+            for rest, phrase, canonical in multi[first]:
+                if canonical in found or not rest <= lowered:
                     continue
-                phrase = " ".join(toks)
+                if norm is None:
+                    norm = " ".join(lower.replace("/", " ").replace("-", " ").replace("_", " ").split())
                 pos = norm.find(phrase)
                 while pos >= 0:
                     end = pos + len(phrase)
@@ -270,7 +285,9 @@ def extract_skills(text: str | None) -> list[str]:
         positions = sorted(found.values())
         for word in strict_hits:
             canonical, mode = tax.strict[word]
-            for m in re.finditer(r"(?<![A-Za-z0-9+#])" + re.escape(word) + r"(?![A-Za-z0-9+#])", text):
+            for m in _strict_pattern(word).finditer(text):
+                if m.start() and text[m.start() - 1] in _STRICT_WORD_CHARS:
+                    continue   # the lookbehind, checked by hand so the regex can scan for its literal
                 after = text[m.end():m.end() + 12]
                 if mode == "=":
                     nxt = re.match(r"[\s\-]+([A-Za-z]+)", after)
