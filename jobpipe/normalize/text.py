@@ -172,25 +172,29 @@ def clean_text(raw: str | None) -> str:
         text = unicodedata.normalize("NFC", text)
         text = _INVISIBLE.sub("", text)
         text = text.replace("\u2028", "\n").replace("\u2029", "\n\n").replace("\u00a0", " ").replace("\u3000", " ")
-    elif "\x7f" in text or re.search(r"[\x00-\x08\x0b-\x1f]", text):
+    elif len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) != len(text):
         text = _INVISIBLE.sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if any(ch in text for ch in _MARKDOWN_CHARS) or _MARKDOWN_HINT.search(text):
+    if _has_markdown_char(text) or _MARKDOWN_HINT.search(text):
         text = _markdown_to_text(text)
-    text = _SPACES.sub(" ", text)
-    lines = [line.strip() for line in text.split("\n")]
-    out: list[str] = []
-    blank = False
-    for line in lines:
-        if not line:
-            blank = bool(out)
-            continue
-        if blank:
-            out.append("")
-        out.append(line)
-        blank = False
-    return "\n".join(out)
+    if "  " in text or "\t" in text or "\f" in text or "\v" in text:
+        text = _SPACES.sub(" ", text)   # the regex only matches where one of these substrings occurs
+    # lines stripped; blank lines dropped at both ends and runs of them kept as one empty line
+    text = "\n".join([line.strip() for line in text.split("\n")])
+    while "\n\n\n" in text:
+        text = text.replace("\n\n\n", "\n\n")
+    return text.strip("\n")
+
+
+#: C0 controls except \n and \t, and DEL: ASCII text holding none of these needs no invisible-character pass.
+_ASCII_CONTROLS = bytes([*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F])
+
+
+def _has_markdown_char(text: str) -> bool:
+    """Whether any of ``_MARKDOWN_CHARS`` occurs: one C-level substring search per character."""
+    return ("#" in text or "*" in text or "_" in text or "`" in text or "[" in text or ">" in text
+            or "|" in text or "~" in text)
 
 
 def detect_language(text: str | None) -> str | None:
@@ -202,12 +206,37 @@ def detect_language(text: str | None) -> str | None:
     if not text:
         return None
     sample = text[:800]
-    latin = sum(map(len, _LATIN_RUN.findall(sample)))
     if sample.isascii():
-        return "en" if latin else None
+        return "en" if _LATIN_LETTER.search(sample) else None
+    # Count by UTF-8 bytes (C-level byte counts, no per-character regex): every ASCII letter is one
+    # byte, and a CJK character's lead byte is E4-E9 or E3 followed by 90-BF (U+3400-U+3FFF).
+    data = sample.encode("utf-8", "surrogatepass")
+    if any(lead in data for lead in _KANA_HANGUL_UTF8):
+        return _language_by_runs(sample)   # kana or hangul present: count them the exact way
+    latin = len(data) - len(data.translate(None, _ASCII_LETTERS))
+    cjk = sum(data.count(lead) for lead in _CJK_LEADS_UTF8)
+    if b"\xe3" in data:
+        cjk += len(_CJK_EXT_A_UTF8.findall(data))
+    return _language_from_counts(latin, cjk, 0, 0)
+
+
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+_ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_CJK_LEADS_UTF8 = (b"\xe4", b"\xe5", b"\xe6", b"\xe7", b"\xe8", b"\xe9")   # U+4000-U+9FFF
+_CJK_EXT_A_UTF8 = re.compile(rb"\xe3[\x90-\xbf]")                            # U+3400-U+3FFF
+#: Kana (U+3040-U+30FF: E3 81-83) and hangul (U+AC00-U+D7AF: leads EA-ED, which also cover nearby blocks).
+_KANA_HANGUL_UTF8 = (b"\xe3\x81", b"\xe3\x82", b"\xe3\x83", b"\xea", b"\xeb", b"\xec", b"\xed")
+
+
+def _language_by_runs(sample: str) -> str | None:
+    latin = sum(map(len, _LATIN_RUN.findall(sample)))
     cjk = sum(map(len, _CJK_RUN.findall(sample)))
     kana = sum(map(len, _KANA_RUN.findall(sample)))
     hangul = sum(map(len, _HANGUL_RUN.findall(sample)))
+    return _language_from_counts(latin, cjk, kana, hangul)
+
+
+def _language_from_counts(latin: int, cjk: int, kana: int, hangul: int) -> str | None:
     total = cjk + kana + hangul + latin
     if total == 0:
         return None

@@ -1,0 +1,75 @@
+"""The fast paths of clean_text and detect_language agree with the straightforward versions.
+
+clean_text skips its whitespace regex when no run of blanks occurs and collapses blank lines with
+str.replace; detect_language counts letters on UTF-8 bytes. Each is checked here against the
+per-character algorithm it replaced, on generated texts that mix the characters those paths treat
+specially.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jobpipe.normalize.text import _INVISIBLE, _language_by_runs, clean_text, detect_language
+
+_SPACES = re.compile(r"[ \t\f\v]{2,}|[\t\f\v]")
+
+
+def _layout_reference(raw: str) -> str:
+    """clean_text's whitespace and line handling as first written: regex always, then a line loop."""
+    text = _INVISIBLE.sub("", unicodedata.normalize("NFC", raw)).replace("\u3000", " ")
+    text = _SPACES.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n"))
+    out: list[str] = []
+    blank = False
+    for line in (line.strip() for line in text.split("\n")):
+        if not line:
+            blank = bool(out)
+            continue
+        if blank:
+            out.append("")
+        out.append(line)
+        blank = False
+    return "\n".join(out)
+
+
+# letters, CJK, every blank and control character the layout step treats specially; no markup
+_LAYOUT_ALPHABET = "ab中 \t\n\r\x0b\x0c\x7f\x01\u200b\u3000"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_LAYOUT_ALPHABET, max_size=40))
+def test_clean_text_layout_matches_reference(raw: str) -> None:
+    assert clean_text(raw) == _layout_reference(raw)
+
+
+def test_clean_text_layout_examples() -> None:
+    assert clean_text("\n\n  a  b\t c \n\n\n\n d\n \n") == "a b c\n\nd"
+    assert clean_text("a\r\n\r\n\r\nb") == "a\n\nb"   # \r is a control character, removed before lines split
+    assert clean_text("x\x0b\x0cy") == "xy"
+    assert clean_text(" \n \n ") == ""
+
+
+# Latin, digits, CJK (main block and extension A, U+3400), CJK punctuation (U+3002, same lead byte
+# as extension A), kana, hangul, Yi (shares hangul's lead byte), emoji, a lone surrogate
+_LANG_ALPHABET = "aZ9 中文字㐀㒸。、「ひカ한국ꀀ😀\ud800é"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=_LANG_ALPHABET, max_size=60))
+def test_detect_language_byte_counts_match_character_counts(text: str) -> None:
+    expected = _language_by_runs(text[:800]) if text else None
+    assert detect_language(text) == expected
+
+
+def test_detect_language_examples() -> None:
+    assert detect_language("高级 Go 工程师，负责后端开发。") == "zh"
+    assert detect_language("Senior Go engineer — backend") == "en"
+    assert detect_language("東京のエンジニア募集") == "ja"
+    assert detect_language("서울 백엔드 개발자 채용") == "ko"
+    assert detect_language("12345 !!") is None
+    # only the first 800 characters count
+    assert detect_language("a" * 800 + "中" * 500) == "en"
