@@ -242,15 +242,29 @@ def format_summary(summary: RunSummary) -> str:
     totals = summary.totals
     lines.append("TOTAL".ljust(name_w) + "".join(str(totals[c]).rjust(10) for c in cols))
     lines.append("")
-    lines.append(f"embeddings computed: {summary.embedded} (model: {summary.model})")
+    lines.append(f"embeddings computed: {summary.embedded} (serving model: {summary.model})")
+    recall: dict[str, Any] = {}
     for state in summary.index:
-        lines.append(f"index: {state}")
+        if "recall_at_10" in state:
+            recall = state["recall_at_10"]
+    for state in summary.index:
+        if "name" not in state:
+            continue
+        model_recall = recall.get(state.get("model"), {})
+        recall_text = ", ".join(f"{k} {v:.3f}" for k, v in model_recall.items())
+        lines.append(
+            f"index: {state['name']} (hnsw, {state.get('model')}, {state.get('dims')} dims, m={state.get('m')}, "
+            f"ef_construction={state.get('ef_construction')}): {'valid' if state.get('valid') else 'NOT VALID'}, "
+            f"{state.get('rows')} vectors" + (", built now" if state.get("built_now") else "")
+            + (f"; recall@10 vs exact: {recall_text}" if recall_text else "")
+        )
     if summary.serving:
         sv = summary.serving
         lines.append(f"serving: {sv.get('open_jobs')} open jobs, {sv.get('with_vector')} searchable by vector, "
                      f"{sv.get('closed_jobs')} closed, {sv.get('duplicate_groups')} duplicate groups")
     if summary.candidates:
-        lines.append(f"candidates: {summary.candidates}")
+        c = summary.candidates
+        lines.append(f"candidates: {c.get('candidates_matched', 0)} matched to open jobs ({c.get('matches', 0)} matches)")
     if summary.downstream_error:
         lines.append(f"downstream: {summary.downstream_error}")
     return "\n".join(lines)

@@ -67,7 +67,7 @@ def job_embeddings(
             "pending_after": after,
             "model": model.model,
             "dims": model.dims,
-            "active_model": str(serving),
+            "active_model": serving.model if serving else None,
         }
     )
 
