@@ -1,0 +1,81 @@
+"""The first large load into an empty table builds its GIN indexes once, after the rows."""
+
+import pytest
+
+from jobpipe.store import upsert_jobs
+from jobpipe.store.upsert import restore_deferred_indexes
+from jobpipe_tests.store.helpers import make_posting, make_postings
+
+
+def _indexes(db):
+    """name -> (oid, definition) of every index on jobs."""
+    rows = db.execute("SELECT c.relname, c.oid, pg_get_indexdef(c.oid) FROM pg_index i "
+                      "JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = 'jobs'::regclass").fetchall()
+    db.commit()
+    return {name: (oid, definition) for name, oid, definition in rows}
+
+
+def _gin_names(db):
+    return {r[0] for r in db.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                                     "JOIN pg_am a ON a.oid = c.relam "
+                                     "WHERE i.indrelid = 'jobs'::regclass AND a.amname = 'gin'")}
+
+
+def _matches(db, where, *, index_only):
+    db.execute("SET LOCAL enable_seqscan = " + ("off" if index_only else "on"))
+    ids = {r[0] for r in db.execute(f"SELECT external_id FROM jobs WHERE {where}")}
+    db.commit()
+    return ids
+
+
+def test_bulk_load_rebuilds_identical_gin_indexes_that_find_every_row(db):
+    before = _indexes(db)
+    gins = _gin_names(db)
+    assert {"jobs_search_tsv", "jobs_title_tsv", "jobs_cities", "jobs_skills"} <= gins
+
+    counts = upsert_jobs(db, make_postings(40), batch_size=10, bulk_load_rows=30)
+    assert (counts.inserted, counts.updated, counts.unchanged) == (40, 0, 0)
+
+    after = _indexes(db)
+    assert {n: d for n, (_, d) in after.items()} == {n: d for n, (_, d) in before.items()}
+    rebuilt = {n for n in after if after[n][0] != before[n][0]}
+    assert rebuilt == gins  # the GIN indexes were built afresh, the b-trees were kept
+    assert db.execute("SELECT count(*) FROM jobs_deferred_indexes").fetchone()[0] == 0
+    for where in ("search_tsv @@ 'python'::tsquery", "skills @> '{pytorch}'", "cities @> '{Beijing}'",
+                  "title_tsv @@ 'engineer'::tsquery"):
+        found = _matches(db, where, index_only=True)
+        assert found and found == _matches(db, where, index_only=False)
+
+
+def test_small_load_or_non_empty_table_keeps_its_indexes(db):
+    before = _indexes(db)
+    upsert_jobs(db, make_postings(5), bulk_load_rows=30)  # below the threshold
+    assert _indexes(db) == before
+    upsert_jobs(db, make_postings(40, start=5), batch_size=10, bulk_load_rows=30)  # table not empty
+    assert _indexes(db) == before
+    assert db.execute("SELECT count(*) FROM jobs").fetchone()[0] == 45
+
+
+def test_bulk_load_that_fails_half_way_restores_the_indexes(db):
+    before = {n: d for n, (_, d) in _indexes(db).items()}
+    good = make_postings(6)
+    bad = make_posting(99, title=None)  # the second batch fails
+    with pytest.raises(Exception):
+        upsert_jobs(db, good + [bad], batch_size=6, bulk_load_rows=5)
+    db.rollback()
+    assert {n: d for n, (_, d) in _indexes(db).items()} == before
+    assert db.execute("SELECT count(*) FROM jobs").fetchone()[0] == 6  # the first batch stays
+    assert db.execute("SELECT count(*) FROM jobs_deferred_indexes").fetchone()[0] == 0
+
+
+def test_index_left_dropped_by_a_dead_load_is_rebuilt_by_the_next_upsert(db):
+    definition = _indexes(db)["jobs_skills"][1]
+    db.execute("INSERT INTO jobs_deferred_indexes (index_name, definition) VALUES ('jobs_skills', %s)", (definition,))
+    db.execute("DROP INDEX jobs_skills")
+    db.commit()
+    assert "jobs_skills" not in _indexes(db)
+
+    upsert_jobs(db, make_postings(3))
+    assert _indexes(db)["jobs_skills"][1] == definition
+    assert db.execute("SELECT count(*) FROM jobs_deferred_indexes").fetchone()[0] == 0
+    assert restore_deferred_indexes(db) == []  # nothing left to do
