@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 JOB_TYPES = ("full_time", "part_time", "intern", "campus", "contract")
 
@@ -30,19 +31,30 @@ _DESCRIPTION_KIND = (("full-time", "full_time"), ("full time", "full_time"), ("p
                      ("part time", "part_time"), ("internship", "intern"), ("全职", "full_time"), ("兼职岗", "part_time"))
 
 
-def _type_of(text: str) -> list[str]:
-    """Every type a text names, in precedence order for a type field."""
+@lru_cache(maxsize=8192)
+def _type_of(text: str) -> tuple[str, ...]:
+    """Every type a text names, in precedence order for a type field.
+
+    Cached: type fields and titles repeat across a source's postings. Most texts name no type at
+    all, so one search for any of the words comes before the per-type searches.
+    """
     found: list[str] = []
     if _NEGATED_FULL.search(text):
         found.append("part_time")
+    if not _ANY_TYPE.search(text):
+        return tuple(found)
     for kind, pattern in (("intern", _INTERN), ("campus", _CAMPUS), ("full_time", _FULL),
                           ("part_time", _PART), ("contract", _CONTRACT)):
         if pattern.search(text) and kind not in found:
             found.append(kind)
-    return found
+    return tuple(found)
 
 
-def _one(kinds: list[str]) -> str:
+#: Matches exactly where one of the type patterns matches (their union, same flags).
+_ANY_TYPE = re.compile("|".join(f"(?:{p.pattern})" for p in (_INTERN, _CAMPUS, _FULL, _PART, _CONTRACT)), re.I)
+
+
+def _one(kinds: tuple[str, ...]) -> str:
     """One type from several offered: a posting open to both full- and part-timers ("全/兼职",
     "全职、兼职", "Full-time or part-time") is kept as part_time, the option that sets it apart
     (every such posting also takes full-timers; few postings take part-timers)."""
@@ -105,11 +117,21 @@ _SENIORITY: list[tuple[str, re.Pattern[str]]] = [
 SENIORITIES = tuple(name for name, _ in _SENIORITY)
 
 
+#: Matches exactly where one of the seniority patterns matches (their union, same flags).
+_ANY_SENIORITY = re.compile("|".join(f"(?:{p.pattern})" for _, p in _SENIORITY), re.I)
+
+
+@lru_cache(maxsize=8192)
 def parse_seniority(title: str | None) -> str | None:
-    """The seniority a title states (most senior signal wins, interns first), else None."""
+    """The seniority a title states (most senior signal wins, interns first), else None.
+
+    Cached (titles repeat); one search for any seniority word first, since most titles state none.
+    """
     if not title:
         return None
     text = unicodedata.normalize("NFKC", title)
+    if not _ANY_SENIORITY.search(text):
+        return None
     for name, pattern in _SENIORITY:
         if pattern.search(text):
             return name

@@ -314,7 +314,25 @@ def resolve_locations(
 
     The country is the first resolved city's; without a city, the first country (or state/province)
     named. ``remote`` is None when the text does not say.
+
+    A source repeats the same few hundred location strings across thousands of postings, so the
+    common call (one location string, no extra list) is answered from a cache.
     """
+    if not extra and (text is None or type(text) is str) and (remote_hint is None or type(remote_hint) is str):
+        cities, country, remote = _resolve_one(text, remote_hint)
+        return list(cities), country, remote
+    return _resolve(text, extra, remote_hint)
+
+
+@lru_cache(maxsize=8192)
+def _resolve_one(text: str | None, remote_hint: str | None) -> tuple[tuple[str, ...], str | None, str | None]:
+    cities, country, remote = _resolve(text, None, remote_hint)
+    return tuple(cities), country, remote
+
+
+def _resolve(
+    text: str | None, extra: list[str] | None, remote_hint: str | None
+) -> tuple[list[str], str | None, str | None]:
     parts = [p for p in [text, *(extra or [])] if p and str(p).strip()]
     found = _Found()
     for part in parts:

@@ -105,3 +105,13 @@ def test_free_text_does_not_invent_cities():
 ])
 def test_remote_hint_with_negations(text, hint, remote):
     assert resolve_locations(text, [], hint)[2] == remote
+
+
+def test_cached_resolution_returns_a_fresh_list_each_time():
+    first, country, _ = resolve_locations("北京/上海")
+    assert first == ["Beijing", "Shanghai"] and country == "CN"
+    first.append("Mutated")   # a caller changing its list must not change the next posting's cities
+    again, _, _ = resolve_locations("北京/上海")
+    assert again == ["Beijing", "Shanghai"] and again is not first
+    # the uncached path (extra locations) agrees with the cached one
+    assert resolve_locations("北京", ["上海"]) == (["Beijing", "Shanghai"], "CN", None)
