@@ -143,7 +143,9 @@ def _keyword_leg(conn, text, filters, fsql, depth, timings, info, lists, leg_sco
     ]
     if not prepared:
         return
-    hits = _timed(timings, "keyword", lambda: keyword_candidates(conn, prepared, fsql, depth))
+    # The vector leg counted the filter's matches (capped): where to check the filter.
+    filter_rows = (info.get("vector_plan") or {}).get("filter_rows")
+    hits = _timed(timings, "keyword", lambda: keyword_candidates(conn, prepared, fsql, depth, filter_rows=filter_rows))
     lists["keyword"] = [h.job_id for h in hits]
     leg_scores["keyword"] = {h.job_id: h.score for h in hits}
 
