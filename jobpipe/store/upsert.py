@@ -87,8 +87,10 @@ def _canonical_value(value: Any) -> Any:
     return _canonical(value)
 
 
-def _json_string(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
+#: ``json.dumps(text, ensure_ascii=False)`` for a str, minus the per-call encoder set-up.
+_json_string = json.encoder.encode_basestring
+#: ``json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, built once.
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
 def fast_record_hash(posting: NormalizedPosting) -> str:
@@ -98,10 +100,12 @@ def fast_record_hash(posting: NormalizedPosting) -> str:
     an unchanged run; ``dataclasses.asdict``'s deep copy and the generic recursion were most
     of its cost. A test pins the equality.
     """
-    data = {name: _canonical_value(getattr(posting, name)) for name in _RECORDED}
+    # Most fields are str or None, which canonicalize to themselves: no call for those.
+    data = {name: value if value is None or type(value) is str else _canonical_value(value)
+            for name in _RECORDED for value in (getattr(posting, name),)}
     salary = posting.salary
     data["salary"] = {name: _canonical_value(getattr(salary, name)) for name in _SALARY}
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = _CANONICAL_JSON(data)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
