@@ -296,7 +296,8 @@ def keyword_candidates(
     One GIN lookup per concept and column (``UNION ALL``), each carrying its weight; a
     posting's score sums them, with BM25 length normalization on the description part. No
     tsvector is ever detoasted: the index says which postings contain a word, and
-    ``search_length`` gives the length.
+    ``search_length`` gives the length. Scores are rounded for ordering so that equal scores
+    summed in a different order still tie, and ties go to the lower ``job_id``.
 
     ``filter_rows`` (postings matching the filters, if known) decides where the filters are
     checked: a selective filter joins the word lookup inside the indexes; a broad or unknown
@@ -330,7 +331,7 @@ def keyword_candidates(
         SELECT job_id, {norm} * sum(bw) + sum(tw) AS score
         FROM ({' UNION ALL '.join(selects)}) hits
         GROUP BY job_id
-        ORDER BY score DESC, job_id
+        ORDER BY round(({norm} * sum(bw) + sum(tw))::numeric, 9) DESC, job_id
         LIMIT {int(limit)}
     """
     return [KeywordHit(r[0], float(r[1])) for r in conn.execute(query, params)]  # type: ignore[arg-type]
