@@ -10,16 +10,18 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from jobpipe.normalize.regex_guard import guarded
+
 _NUM = r"(\d+(?:\.\d+)?|一|两|二|三|四|五|六|七|八|九|十)"
 _CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
-_NONE_RE = re.compile(r"经验不限|經驗不限|不限经验|无经验|無經驗|无需经验|^\s*不限\s*$|no experience (required|necessary)", re.I)
-_GRAD_RE = re.compile(r"应届|應屆|在校|毕业生|new grad|fresh graduate", re.I)
-_RANGE_RE = re.compile(_NUM + r"\s*(?:-|~|～|—|–|至|到|to)\s*" + _NUM + r"\s*(?:\+\s*)?(?:年|years?|yrs?)", re.I)
-_MIN_RE = re.compile(_NUM + r"\s*(?:\+|年以上|年及以上|年或以上|年\s*以上|\s*years?\s*\+|\+\s*years?|years? or more|or more years|years?|yrs?|年)", re.I)
-_BELOW_RE = re.compile(_NUM + r"\s*年以下|less than\s*" + _NUM + r"\s*years?", re.I)
+_NONE_RE = guarded(re.compile(r"经验不限|經驗不限|不限经验|无经验|無經驗|无需经验|^\s*不限\s*$|no experience (required|necessary)", re.I))
+_GRAD_RE = guarded(re.compile(r"应届|應屆|在校|毕业生|new grad|fresh graduate", re.I))
+_RANGE_RE = guarded(re.compile(_NUM + r"\s*(?:-|~|～|—|–|至|到|to)\s*" + _NUM + r"\s*(?:\+\s*)?(?:年|years?|yrs?)", re.I))
+_MIN_RE = guarded(re.compile(_NUM + r"\s*(?:\+|年以上|年及以上|年或以上|年\s*以上|\s*years?\s*\+|\+\s*years?|years? or more|or more years|years?|yrs?|年)", re.I))
+_BELOW_RE = guarded(re.compile(_NUM + r"\s*年以下|less than\s*" + _NUM + r"\s*years?", re.I))
 _ANY_NUMBER = re.compile(r"[\d一两二三四五六七八九十]")
-_CONTEXT_RE = re.compile(r"经验|經驗|experience|工作|work|从业|開發|开发", re.I)
+_CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|工作|work|从业|開發|开发", re.I))
 
 
 def _n(text: str) -> float:
@@ -59,11 +61,11 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
 
 DEGREES = ("high_school", "associate", "bachelor", "master", "phd")
 _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
-    ("phd", re.compile(r"博士|\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b", re.I)),
-    ("master", re.compile(r"硕士|碩士|研究生|\bmaster'?s?\b|\bM\.?S\.?c?\b(?!\s*(office|excel|word))|\bMBA\b|\bM\.?Eng\b", re.I)),
-    ("bachelor", re.compile(r"本科|学士|學士|统招本科|\bbachelor'?s?\b|\bB\.?S\.?c?\b|\bB\.?A\.?\b(?!\w)|\bB\.?Eng\b|\bBE\b|undergraduate|college degree|4-year degree|university degree", re.I)),
-    ("associate", re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I)),
-    ("high_school", re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I)),
+    ("phd", guarded(re.compile(r"博士|\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b", re.I))),
+    ("master", guarded(re.compile(r"硕士|碩士|研究生|\bmaster'?s?\b|\bM\.?S\.?c?\b(?!\s*(office|excel|word))|\bMBA\b|\bM\.?Eng\b", re.I))),
+    ("bachelor", guarded(re.compile(r"本科|学士|學士|统招本科|\bbachelor'?s?\b|\bB\.?S\.?c?\b|\bB\.?A\.?\b(?!\w)|\bB\.?Eng\b|\bBE\b|undergraduate|college degree|4-year degree|university degree", re.I))),
+    ("associate", guarded(re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I))),
+    ("high_school", guarded(re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I))),
 ]
 _DEGREE_KEYWORDS = {
     "phd": ("博士", "ph", "doctor"),
@@ -72,7 +74,9 @@ _DEGREE_KEYWORDS = {
     "associate": ("大专", "大專", "专科", "專科", "高职", "associate"),
     "high_school": ("高中", "中专", "中專", "技校", "high school", "ged"),
 }
-_DEGREE_CONTEXT = re.compile(r"学历|學歷|degree|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I)
+_DEGREE_CONTEXT = guarded(re.compile(r"学历|學歷|degree|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I))
+
+_NO_REQUIREMENT = re.compile(r"\s*(学历)?不限\s*")
 
 
 def parse_degree(text: str | None) -> str | None:
@@ -85,7 +89,7 @@ def parse_degree(text: str | None) -> str | None:
     t = str(text)
     if not t.isascii():
         t = unicodedata.normalize("NFKC", t)
-    if re.fullmatch(r"\s*(学历)?不限\s*", t):
+    if _NO_REQUIREMENT.fullmatch(t):
         return None
     short = len(t) <= 20
     low = t.lower()

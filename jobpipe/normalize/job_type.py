@@ -11,6 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from jobpipe.normalize.regex_guard import guarded
+
 JOB_TYPES = ("full_time", "part_time", "intern", "campus", "contract")
 
 _INTERN = re.compile(r"实习|實習|\bintern(ship)?s?\b|\bco-?op\b|\btrainee\b|\bINTERN\b", re.I)
@@ -23,7 +25,7 @@ _FULL = re.compile(r"全职|全職|全/兼|全兼职|社招|社会招聘|正式�
 _NEGATED_FULL = re.compile(r"否[，,\s]*兼职|非全职|是否全职\s*[:：]\s*否")
 
 
-_TYPE_LINE = re.compile(r"(?:工作性质|工作性質|employment type|job type|岗位类型|职位类型)\s*[:：]?\s*([^\n]{1,30})", re.I)
+_TYPE_LINE = guarded(re.compile(r"(?:工作性质|工作性質|employment type|job type|岗位类型|职位类型)\s*[:：]?\s*([^\n]{1,30})", re.I))
 
 
 # plain substring search (much faster than a regex alternation over a long description)
