@@ -125,7 +125,7 @@ def _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, lists, 
     info["embed_cached"] = cached
     plan = _timed(timings, "vector", lambda: choose_plan(conn, fsql))
     hits = _timed(timings, "vector", lambda: vector_candidates(conn, model, vector, fsql, depth, plan))
-    info["vector_plan"] = {"method": plan.method, "filter_rows": plan.filter_rows}
+    info["vector_plan"] = {"method": plan.method, "filter_rows": plan.filter_rows, "fallback": plan.fallback}
     lists["vector"] = [h.job_id for h in hits]
     leg_scores["vector"] = {h.job_id: 1.0 - h.distance for h in hits}
     return model.model

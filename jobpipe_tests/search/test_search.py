@@ -202,6 +202,8 @@ def test_selective_filter_is_not_starved(db, monkeypatch, forced_hnsw):
         monkeypatch.setattr(vector_module, "EXACT_MAX_ROWS", 0)
     response = search(db, "后端 工程师", SearchFilters(city="杭州"), embedder=embedder, mode="vector", debug=True)
     assert response.debug["vector_plan"]["method"] == ("hnsw_iterative" if forced_hnsw else "exact")
+    # Forced onto HNSW, the scan finds fewer rows than asked and the exact scan answers.
+    assert response.debug["vector_plan"]["fallback"] is forced_hnsw
     assert sorted(_ids(response)) == ["far0", "far1", "far2"]
     assert all(r.vector_rank is not None for r in response.results)
 
