@@ -7,41 +7,11 @@ from typing import Any
 
 import psycopg
 
-_JOB_COLUMNS = (
-    "job_id, source, external_id, title, company, location_raw, cities, country, remote, job_type, seniority, "
-    "salary_min, salary_max, salary_currency, salary_period, salary_months, salary_negotiable, "
-    "salary_annual_min, salary_annual_max, experience_min, experience_max, degree, skills, language, "
-    "description_text, url, posted_at, valid_through, first_seen_at, updated_at, closed_at"
-)
-_NUMERIC = ("salary_annual_min", "salary_annual_max", "experience_min", "experience_max")
-
-
-def _num(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def salary_of(row: dict[str, Any]) -> dict[str, Any]:
-    return {"min": _num(row.get("salary_min")), "max": _num(row.get("salary_max")),
-            "currency": row.get("salary_currency"), "period": row.get("salary_period"),
-            "months_per_year": row.get("salary_months"), "negotiable": bool(row.get("salary_negotiable"))}
-
+from jobpipe.jobs import load_job_by_id
 
 def get_job(conn: psycopg.Connection, job_id: int) -> dict[str, Any] | None:
-    """The full normalized posting as stored in ``jobs``, or None."""
-    cur = conn.execute(f"SELECT {_JOB_COLUMNS} FROM jobs WHERE job_id = %s", (job_id,))
-    row = cur.fetchone()
-    if row is None:
-        return None
-    data = dict(zip([d.name for d in cur.description], row, strict=True))
-    data["salary"] = salary_of(data)
-    for key in ("salary_min", "salary_max", "salary_currency", "salary_period", "salary_months", "salary_negotiable"):
-        data.pop(key)
-    for key in _NUMERIC:
-        data[key] = _num(data[key])
-    data["cities"] = list(data["cities"] or [])
-    data["skills"] = list(data["skills"] or [])
-    data["status"] = "open" if data["closed_at"] is None else "closed"
-    return data
+    """The full normalized posting as stored in ``jobs``, or None (the same reader as the CLI's)."""
+    return load_job_by_id(conn, job_id)
 
 
 _INDEX_MODEL = re.compile(r"WHERE\s*\(+\s*model\s*=\s*'((?:[^']|'')+)'", re.I)
