@@ -6,8 +6,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from jobpipe.service import limits
-from jobpipe.service.api import create_app
-from jobpipe.service.settings import ServiceSettings
 from jobpipe_tests.service.support import MODEL, HashEmbedder
 
 
