@@ -12,9 +12,11 @@ a range whose minimum exceeds its maximum for no recoverable reason yields no am
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import unicodedata
+from functools import lru_cache
 from typing import Any
 
 from jobpipe.models import Salary
@@ -261,7 +263,15 @@ def parse_salary(
             return result
     if not text or not str(text).strip():
         return None
-    return _parse_text(str(text), context_currency)
+    found = _parse_text_cached(str(text), context_currency)
+    return None if found is None else dataclasses.replace(found)   # a copy: callers own their Salary
+
+
+@lru_cache(maxsize=8192)
+def _parse_text_cached(raw: str, context_currency: str | None) -> Salary | None:
+    """Salary texts repeat across a source's postings ("15-25K·13薪", "$53K-$91K (Glassdoor est.)"),
+    so each (text, context currency) is parsed once; parse_salary hands out copies."""
+    return _parse_text(raw, context_currency)
 
 
 def _parse_text(raw: str, context_currency: str | None) -> Salary | None:

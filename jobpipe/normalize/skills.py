@@ -187,7 +187,9 @@ def _lookup_key(matched: str) -> str:
 _WORD_CHAR = re.compile(r"[a-z0-9+#]")
 _SEPARATOR_RUN = re.compile(r"[\s/\-_]+")
 _FULLWIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
-_WORD = re.compile(r"\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*")
+#: A word: ``\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*``, spelled to start with a plain character
+#: class (a leading "." must be followed by a word character) so re skips non-word text quickly.
+_WORD = re.compile(r"[.A-Za-z0-9+#](?:(?<=\.)[A-Za-z0-9+#]|(?<!\.))[A-Za-z0-9+#]*(?:[.\-][A-Za-z0-9+#]+)*")
 
 
 @lru_cache(maxsize=1)

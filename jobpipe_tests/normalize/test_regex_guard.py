@@ -56,3 +56,13 @@ def test_guard_is_added_only_when_the_start_set_is_known():
 
 def test_module_patterns_are_guarded():
     assert all(p.pattern.startswith("(?=[") for p in _MODULE_PATTERNS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Go", "c++", "c#", ".", "..", "-", ".net", "node.js", "ci-cd", "3", " ", "中", "+"]),
+                max_size=20).map("".join))
+def test_skill_word_pattern_matches_its_plain_spelling(text):
+    """skills._WORD is respelled to start with a character class; it must find the same words."""
+    from jobpipe.normalize.skills import _WORD
+    plain = re.compile(r"\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*")
+    assert _WORD.findall(text) == plain.findall(text)

@@ -186,3 +186,14 @@ def test_ashby_compensation_components():
                                    "minValue": 150000, "maxValue": 190000}]}
     s = parse_salary(None, {"compensation": comp})
     assert (s.min, s.max, s.currency, s.period) == (150000, 190000, "USD", "year")
+
+
+def test_repeated_salary_text_gives_equal_but_independent_results():
+    first = parse_salary("15-25K·14薪", context_currency="CNY")
+    assert (first.min, first.max, first.currency, first.period, first.months_per_year) == (15000, 25000, "CNY", "month", 14)
+    first.min = -1   # a caller editing its Salary must not change what the next posting gets
+    again = parse_salary("15-25K·14薪", context_currency="CNY")
+    assert again is not first and again.min == 15000
+    # the context currency is part of what is remembered
+    assert parse_salary("15-25K", context_currency="CNY").currency == "CNY"
+    assert parse_salary("15-25K", context_currency="USD").currency == "USD"
