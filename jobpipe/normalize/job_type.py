@@ -22,6 +22,9 @@ _PART = re.compile(r"兼职|兼職|\bpart[- ]?time\b|\bPART_TIME\b|\bper[- ]diem
 _CONTRACT = re.compile(r"合同工|外包|劳务派遣|派遣|顾问制|临时|臨時|项目制|\bcontract(or|ual)?\b|\bCONTRACTOR\b|"
                        r"\btemporary\b|\btemp\b|\bfreelance(r)?\b|\bconsultant contract\b|\bseasonal\b|\bfixed[- ]term\b", re.I)
 _FULL = re.compile(r"全职|全職|全/兼|全兼职|社招|社会招聘|正式员工|\bfull[- ]?time\b|\bFULL_TIME\b|\bpermanent\b|\bregular\b|\bfulltime\b", re.I)
+#: Matches exactly where one of the type patterns matches (their union, same flags).
+_ANY_TYPE = guarded(re.compile("|".join(f"(?:{p.pattern})" for p in (_INTERN, _CAMPUS, _FULL, _PART, _CONTRACT)), re.I))
+_INTERN, _CAMPUS, _FULL, _PART, _CONTRACT = (guarded(p) for p in (_INTERN, _CAMPUS, _FULL, _PART, _CONTRACT))
 _NEGATED_FULL = re.compile(r"否[，,\s]*兼职|非全职|是否全职\s*[:：]\s*否")
 
 
@@ -52,8 +55,6 @@ def _type_of(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-#: Matches exactly where one of the type patterns matches (their union, same flags).
-_ANY_TYPE = re.compile("|".join(f"(?:{p.pattern})" for p in (_INTERN, _CAMPUS, _FULL, _PART, _CONTRACT)), re.I)
 
 
 def _one(kinds: tuple[str, ...]) -> str:
@@ -120,7 +121,8 @@ SENIORITIES = tuple(name for name, _ in _SENIORITY)
 
 
 #: Matches exactly where one of the seniority patterns matches (their union, same flags).
-_ANY_SENIORITY = re.compile("|".join(f"(?:{p.pattern})" for _, p in _SENIORITY), re.I)
+_ANY_SENIORITY = guarded(re.compile("|".join(f"(?:{p.pattern})" for _, p in _SENIORITY), re.I))
+_SENIORITY = [(name, guarded(p)) for name, p in _SENIORITY]
 
 
 @lru_cache(maxsize=8192)

@@ -17,6 +17,7 @@ from jobpipe.normalize.dates import parse_date
 from jobpipe.normalize.experience import parse_degree, parse_experience
 from jobpipe.normalize.job_type import parse_job_type, parse_seniority
 from jobpipe.normalize.location import resolve_locations
+from jobpipe.normalize.regex_guard import guarded
 from jobpipe.normalize.salary import annualize, parse_salary
 from jobpipe.normalize.skills import extract_skills
 from jobpipe.normalize.text import clean_inline, clean_text, detect_language
@@ -140,9 +141,9 @@ def normalize_posting(
     return posting
 
 
-_TITLE_SALARY_CUE = re.compile(r"薪水|薪资|薪酬|月薪|年薪|待遇|salary|compensation|\bpay\b", re.I)
-_TITLE_REMOTE = re.compile(r"远程|遠程|\bremote\b|居家办公|\bwfh\b", re.I)
-_TITLE_HYBRID = re.compile(r"\bhybrid\b|混合办公", re.I)
+_TITLE_SALARY_CUE = guarded(re.compile(r"薪水|薪资|薪酬|月薪|年薪|待遇|salary|compensation|\bpay\b", re.I))
+_TITLE_REMOTE = guarded(re.compile(r"远程|遠程|\bremote\b|居家办公|\bwfh\b", re.I))
+_TITLE_HYBRID = guarded(re.compile(r"\bhybrid\b|混合办公", re.I))
 
 
 def _title_remote(title: str) -> str | None:

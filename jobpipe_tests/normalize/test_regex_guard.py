@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobpipe.normalize import experience, job_type
+from jobpipe.normalize import experience, job_type, posting
 from jobpipe.normalize.regex_guard import guarded, start_class
 
 _TRICKY = [
@@ -22,12 +22,14 @@ _TRICKY = [
 ]
 _MODULE_PATTERNS = [p for _, p in experience._DEGREE_RES] + [
     experience._NONE_RE, experience._GRAD_RE, experience._RANGE_RE, experience._MIN_RE, experience._BELOW_RE,
-    experience._CONTEXT_RE, experience._DEGREE_CONTEXT, job_type._TYPE_LINE,
+    experience._CONTEXT_RE, experience._DEGREE_CONTEXT, job_type._TYPE_LINE, job_type._ANY_TYPE,
+    job_type._ANY_SENIORITY, job_type._CONTRACT, posting._TITLE_SALARY_CUE,
 ]
 _TOKENS = ["go", "Go", "R", "r", "c++", ".net", "node.js", "ab", "c", "x", "y", "q", "1", "3", "5.5", "一", "两",
            "-", "~", "至", "年", "以上", "years", "experience", "本科", "硕士", "博士", "BS", "M.S.", "MS Office",
            "Bachelor's", "PhD", "degree", "in CS", "不限", "学历", "经验", "工作性质：", "全职", "employment type:",
-           "应届", "less than", "+", "#", " ", "\n", "  ", "*", "·", "中文", "Ǆ", "ſ", "K"]
+           "应届", "less than", "+", "#", " ", "\n", "  ", "*", "·", "中文", "Ǆ", "ſ", "K", "Senior", "sr.", "II",
+           "I", "/", "实习", "Intern", "2027届", "contractor", "temp", "salary", "pay", "Head of", "经理"]
 
 
 def _result(pattern: re.Pattern[str], text: str) -> list[tuple]:
