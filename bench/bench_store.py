@@ -232,6 +232,9 @@ def main() -> None:
             print(f"\nfirst load: {counts}  {first:.1f} s = {args.n / first:,.0f} postings/s (embedding excluded)")
             print(f"  CPU: client {first_client:.1f} s + server {first_server:.1f} s "
                   f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
+            per_client, per_server = first_client / args.n * 1e6, first_server / args.n * 1e6
+            print(f"  per posting: client {per_client:.0f} us + server {per_server:.0f} us; ceiling on an idle machine "
+                  f"with client and server on separate cores: {1e6 / max(per_client, per_server):,.0f} postings/s")
             print(f"  Python row prep alone (hashes, dedupe key, jieba search tokens): ~{prep_per * 1e6:.0f} us/posting "
                   f"= {prep_per * args.n:.1f} s wall, measured separately; upsert_jobs overlaps it with the database's "
                   "COPY + merge (writer thread), so the two do not add up")
