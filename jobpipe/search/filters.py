@@ -35,6 +35,7 @@ class FilterSQL:
     params: dict[str, Any]
     selective: bool
     resolved: dict[str, Any] = field(default_factory=dict)   # what the filters resolved to (for debug)
+    conditions: int = 0    # filter conditions besides open/closed (the keyword leg's plan choice)
 
 
 def build_filter_sql(filters: SearchFilters) -> FilterSQL:
@@ -116,7 +117,8 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
         params["f_days"] = int(filters.posted_within_days)
 
     selective = bool(params) or filters.remote is not None
-    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved)
+    conditions = len(clauses) - (0 if filters.include_closed else 1)
+    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions)
 
 
 def _escape_like(text: str) -> str:
