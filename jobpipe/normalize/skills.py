@@ -246,8 +246,9 @@ def extract_skills(text: str | None) -> list[str]:
         text = unicodedata.normalize("NFKC", text)
     lower = text.lower()
     lowered = set(_WORD.findall(lower))
-    for w in [w for w in lowered if "-" in w]:
-        lowered.update(p for p in w.split("-") if p)
+    if "-" in lower:
+        for w in [w for w in lowered if "-" in w]:
+            lowered.update(p for p in w.split("-") if p)
     found: dict[str, int] = {}
 
     def note(canonical: str, pos: int) -> None:
@@ -302,7 +303,7 @@ def extract_skills(text: str | None) -> list[str]:
                 if any(abs(p - m.start()) <= 40 for p in positions):
                     note(canonical, m.start())
                     break
-    return [name for name, _ in sorted(found.items(), key=lambda kv: kv[1])]
+    return sorted(found, key=found.__getitem__)   # stable: ties keep the order they were found in
 
 
 def _resolve(matched: str, lookup: dict[str, str], tax: _Taxonomy) -> str | None:
