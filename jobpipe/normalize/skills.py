@@ -303,7 +303,9 @@ def extract_skills(text: str | None) -> list[str]:
                 if any(abs(p - m.start()) <= 40 for p in positions):
                     note(canonical, m.start())
                     break
-    return sorted(found, key=found.__getitem__)   # stable: ties keep the order they were found in
+    # ties (Java and JavaScript both first seen where "javascript" starts) go by name: the order the
+    # set intersections visit words in depends on the process's hash seed
+    return sorted(found, key=lambda name: (found[name], name))
 
 
 def _resolve(matched: str, lookup: dict[str, str], tax: _Taxonomy) -> str | None:

@@ -58,3 +58,18 @@ def test_taxonomy_is_large_and_every_extracted_name_is_canonical():
 
 def test_empty():
     assert extract_skills("") == [] and extract_skills(None) == []
+
+
+def test_skills_at_the_same_position_come_in_the_same_order_in_every_process():
+    import os
+    import subprocess
+    import sys
+
+    code = "from jobpipe.normalize.skills import extract_skills; print(extract_skills('JavaScript and Java, Go'))"
+    outputs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in (0, 1, 2)
+    }
+    assert len(outputs) == 1
+    assert outputs.pop().strip() == "['Java', 'JavaScript', 'Go']"
