@@ -32,10 +32,20 @@ _NOT_RECORDED = frozenset({"content_hash", "raw_id", "fetch_id"})
 DESCRIPTION_CHARS = 1500
 
 
+#: ``json.dumps(text, ensure_ascii=False)`` of a str without the per-call encoder set-up: the
+#: sort key of string lists (skills, cities), the common case on the hot path.
+_json_string = json.encoder.encode_basestring
+_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _canonical(value: Any) -> Any:
+    if value is None or type(value) is str:
+        return value
     if isinstance(value, dict):
         return {k: _canonical(v) for k, v in sorted(value.items())}
     if isinstance(value, (list, tuple, set, frozenset)):
+        if all(type(v) is str for v in value):
+            return sorted(value, key=_json_string)
         items = [_canonical(v) for v in value]
         return sorted(items, key=lambda v: json.dumps(v, sort_keys=True, ensure_ascii=False))
     if isinstance(value, datetime):
@@ -46,7 +56,7 @@ def _canonical(value: Any) -> Any:
 
 
 def _digest(data: dict[str, Any]) -> str:
-    text = json.dumps(_canonical(data), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = _CANONICAL_JSON(_canonical(data))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -1,0 +1,45 @@
+from dataclasses import replace
+from datetime import datetime, timezone
+
+from jobpipe.hashing import EMBEDDING_FIELDS, content_hash, embedding_text, record_hash
+from jobpipe.models import NormalizedPosting, Salary
+
+BASE = NormalizedPosting(
+    source="acme-gh", external_id="42", title="后端开发工程师 (Go)", company="Acme", cities=["Shenzhen", "Beijing"],
+    job_type="full_time", skills=["Kubernetes", "Go", "大模型"], description_text="负责服务端开发。",
+    url="https://acme.example/jobs/42", posted_at=datetime(2026, 11, 1, tzinfo=timezone.utc),
+    salary=Salary(min=15000.0, max=25000.0, currency="CNY", period="month", months_per_year=14),
+)
+
+
+def test_content_hash_ignores_list_order_but_not_list_content():
+    shuffled = replace(BASE, cities=["Beijing", "Shenzhen"], skills=["大模型", "Go", "Kubernetes"])
+    assert content_hash(shuffled) == content_hash(BASE)
+    assert content_hash(replace(BASE, skills=["Go", "Kubernetes"])) != content_hash(BASE)
+
+
+def test_fields_outside_the_embedding_text_do_not_change_content_hash():
+    moved = replace(BASE, url="https://acme.example/new/42", posted_at=datetime(2026, 11, 20, tzinfo=timezone.utc),
+                    salary=Salary(min=18000.0, max=30000.0, currency="CNY", period="month"))
+    assert content_hash(moved) == content_hash(BASE)
+    assert record_hash(moved) != record_hash(BASE)      # ...but the row is updated
+
+
+def test_every_embedding_field_changes_content_hash():
+    changes = {"title": "前端工程师", "company": "Other", "cities": ["Shanghai"], "job_type": "intern",
+               "remote": "remote", "skills": ["React"], "description_text": "负责前端开发。"}
+    assert set(changes) == set(EMBEDDING_FIELDS)
+    for name, value in changes.items():
+        assert content_hash(replace(BASE, **{name: value})) != content_hash(BASE), name
+
+
+def test_hashes_do_not_depend_on_raw_or_fetch_ids():
+    other_fetch = replace(BASE, raw_id=7, fetch_id=9, content_hash="stale")
+    assert record_hash(other_fetch) == record_hash(BASE)
+    assert content_hash(other_fetch) == content_hash(BASE)
+
+
+def test_embedding_text_puts_title_first_and_bounds_description():
+    long = replace(BASE, description_text="x" * 10_000)
+    text = embedding_text(long)
+    assert text.startswith(BASE.title) and "Go" in text and len(text) < 2_000
