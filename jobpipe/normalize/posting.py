@@ -102,6 +102,8 @@ def normalize_posting(
         # "[远程] Rust 工程师 薪资 30-50K": some boards put the pay only in the title
         found = parse_salary(_TITLE_SALARY_CUE.split(title, maxsplit=1)[-1], context_currency=context_currency)
         salary = found if found is not None and (found.min is not None or found.max is not None) else None
+    if salary is None and description:
+        salary = _description_salary(description, context_currency)
     salary = salary or Salary()
     annual_min, annual_max = annualize(salary)
     job_type = parse_job_type(fields.employment_type, title, description)
@@ -139,6 +141,24 @@ def normalize_posting(
     )
     posting.content_hash = content_hash(posting)
     return posting
+
+
+# A pay statement inside the description, only where it is labelled as pay ("薪资范围：39-65K",
+# "The pay range for this role is $165K–$210K"): unlabelled amounts there are budgets, revenue
+# or headcounts far too often to be read as a salary.
+_DESCRIPTION_SALARY = re.compile(
+    r"(?:薪资范围|薪资待遇|薪资|薪酬范围|薪酬|月薪|年薪|工资|salary range|base salary|salary|compensation range|"
+    r"compensation|pay range(?: for this role)?(?: is)?)\s*[:：]?\s*([^\n。；;]{2,60})",
+    re.I,
+)
+
+
+def _description_salary(description: str, context_currency: str | None) -> Salary | None:
+    for match in _DESCRIPTION_SALARY.finditer(description[:20000]):
+        found = parse_salary(match.group(1), context_currency=context_currency)
+        if found is not None and (found.min is not None or found.max is not None):
+            return found
+    return None
 
 
 _TITLE_SALARY_CUE = guarded(re.compile(r"薪水|薪资|薪酬|月薪|年薪|待遇|salary|compensation|\bpay\b", re.I))

@@ -122,3 +122,28 @@ def test_any_fields_normalize_without_crashing(title, company, location, salary_
     assert len(result.valid) + len(result.rejected) == 1
     if p.title.strip():
         assert result.valid, result.rejected[0].failed_checks   # only an empty title may fail the schema
+
+
+def test_labelled_pay_in_the_description_is_the_salary_when_no_field_has_one():
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    zh = normalize_posting(PostingFields(title="后端工程师", location="上海",
+                                         description="<p>负责开发。</p><p>薪资范围：39-65K</p><p>六险一金</p>"),
+                           source="s", external_id="1", fetched_at=now)
+    assert (zh.salary.min, zh.salary.max, zh.salary.currency, zh.salary.period) == (39000, 65000, "CNY", "month")
+    en = normalize_posting(PostingFields(
+        title="Data Engineer", location="San Francisco, CA",
+        description="<p>We offer a $2,000 yearly learning budget.</p><p>The pay range for this role is $165K–$210K.</p>"),
+        source="s", external_id="2", fetched_at=now)
+    assert (en.salary.min, en.salary.max, en.salary.currency, en.salary.period) == (165000, 210000, "USD", "year")
+
+
+def test_unlabelled_amounts_in_the_description_are_not_a_salary():
+    from datetime import datetime, timezone
+
+    now = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    p = normalize_posting(PostingFields(title="Engineer", location="Berlin",
+                                        description="<p>A $2,000 learning budget. Team of 20-30 people. 3-5年经验</p>"),
+                          source="s", external_id="3", fetched_at=now)
+    assert p.salary.min is None and p.salary.max is None
