@@ -188,7 +188,7 @@ def selective_filter(conn: psycopg.Connection, model: str) -> str:
     ).fetchone()
     if row is not None:
         return sql.SQL("j.cities @> ARRAY[{}]::text[]").format(sql.Literal(row[0])).as_string(conn)
-    return "j.job_id % 50 = 0"
+    return "mod(j.job_id, 50) = 0"
 
 
 def index_recall(conn: psycopg.Connection, model: str, *, sample: int = 50, k: int = 10,

@@ -74,3 +74,12 @@ def test_recall_against_exact_search_with_and_without_a_selective_filter(db, vec
     starved = index_recall(db, MODEL, sample=20, k=10, filter_sql="j.cities @> ARRAY['Oslo']",
                            ef_search=40, iterative_scan="off")
     assert starved < 0.95
+
+
+def test_selective_filter_falls_back_when_no_city_is_selective(db, vectors):
+    db.execute("UPDATE jobs SET cities = ARRAY['Lima']")
+    db.commit()
+    fallback = selective_filter(db, MODEL)
+    assert "%" not in fallback  # it is spliced into statements that also take parameters
+    ensure_vector_index(db, MODEL, DIMS, m=16, ef_construction=64)
+    assert index_recall(db, MODEL, sample=10, k=10, filter_sql="selective") >= 0.95
