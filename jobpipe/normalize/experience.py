@@ -24,6 +24,18 @@ _ANY_NUMBER = re.compile(r"[\d一两二三四五六七八九十]")
 _CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|工作|work|从业|開發|开发", re.I))
 
 
+#: Fullwidth ASCII and the ideographic space, as NFKC maps them. Chinese requirement text is full
+#: of "，：（）～" and they alone make NFKC do its slow full pass; swapping them for their (single,
+#: non-combining) decompositions first leaves the NFKC form unchanged.
+_FULLWIDTH_TO_ASCII = {c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {0x3000: " "}
+
+
+def _nfkc(text: str) -> str:
+    """``unicodedata.normalize("NFKC", text)``, without the full pass when only fullwidth ASCII differs."""
+    text = text.translate(_FULLWIDTH_TO_ASCII)
+    return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
+
+
 def _n(text: str) -> float:
     return float(_CN_NUM.get(text, text))
 
@@ -34,7 +46,7 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
         return None, None
     t = str(text)
     if not t.isascii():
-        t = unicodedata.normalize("NFKC", t)
+        t = _nfkc(t)
     if _NONE_RE.search(t):
         return 0.0, None
     if not _ANY_NUMBER.search(t):
@@ -88,7 +100,7 @@ def parse_degree(text: str | None) -> str | None:
         return None
     t = str(text)
     if not t.isascii():
-        t = unicodedata.normalize("NFKC", t)
+        t = _nfkc(t)
     if _NO_REQUIREMENT.fullmatch(t):
         return None
     short = len(t) <= 20

@@ -24,3 +24,23 @@ def test_parse_experience(text, expected):
 ])
 def test_parse_degree(text, expected):
     assert parse_degree(text) == expected
+
+
+def test_fast_nfkc_equals_unicodedata_nfkc() -> None:
+    """The fullwidth shortcut must give exactly NFKC, also next to combining marks and compat characters."""
+    import unicodedata
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from jobpipe.normalize.experience import _nfkc
+
+    alphabet = st.sampled_from(list("ＡＺａｚ０９～，：（）　Aa1 -年以上本科経⼒､①ﬁ①\u0301\u0308\u3099\u309aｶﾞ가\u1161é"))
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text(alphabet=alphabet, max_size=30))
+    def check(text: str) -> None:
+        assert _nfkc(text) == unicodedata.normalize("NFKC", text)
+
+    check()
+    assert _nfkc("３－５年，本科") == "3-5年,本科"
