@@ -73,3 +73,24 @@ def test_detect_language_examples() -> None:
     assert detect_language("12345 !!") is None
     # only the first 800 characters count
     assert detect_language("a" * 800 + "中" * 500) == "en"
+
+
+def test_emphasis_regex_spelled_star_first_matches_the_plain_spelling() -> None:
+    """text._MD_EM starts with its literal "*" for speed; it must substitute exactly like the lookbehind-first form."""
+    import re
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from jobpipe.normalize.text import _MD_EM
+
+    plain = re.compile(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])")
+    alphabet = st.sampled_from(list("** \n\tab1_中-.,"))
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.text(alphabet=alphabet, max_size=40))
+    def check(text: str) -> None:
+        assert _MD_EM.sub(r"\1", text) == plain.sub(r"\1", text)
+
+    check()
+    assert _MD_EM.sub(r"\1", "a *really* big, 2*3*4, **x**") == "a really big, 2*3*4, **x**"
