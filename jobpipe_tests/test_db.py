@@ -75,8 +75,24 @@ def test_embedded_server_lifecycle_through_the_cli(tmp_path):
             assert conn.execute("SHOW shared_buffers").fetchone()[0] == "1GB"
             assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
         status = cli("status")
-        assert "running" in status.stdout and str(tmp_path) in status.stdout
+        assert "running" in status.stdout and str(tmp_path) in status.stdout, (status.stdout, status.stderr)
     finally:
         stopped = cli("stop")
-    assert stopped.stdout.strip() == "stopped"
-    assert "stopped" in cli("status").stdout
+    assert stopped.stdout.strip() == "stopped", (stopped.stdout, stopped.stderr)
+    final = cli("status")
+    assert "stopped" in final.stdout, (final.stdout, final.stderr)
+
+
+def test_a_migration_edited_after_it_was_applied_is_refused(database, tmp_path):
+    (tmp_path / "0001_a.sql").write_text("CREATE TABLE edited_probe (n int);")
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA mig_edit")
+    url = database + ("&" if "?" in database else "?") + "options=-csearch_path%3Dmig_edit"
+    try:
+        migrate(url, tmp_path)
+        (tmp_path / "0001_a.sql").write_text("CREATE TABLE edited_probe (n int, m int);")
+        with pytest.raises(MigrationError, match="0001_a.sql changed after it was applied"):
+            migrate(url, tmp_path)
+    finally:
+        with psycopg.connect(database, autocommit=True) as conn:
+            conn.execute("DROP SCHEMA mig_edit CASCADE")

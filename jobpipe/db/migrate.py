@@ -83,13 +83,21 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
         conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK_ID,))
         try:
             _ensure_table(conn)
-            done = set(applied_versions(conn))
+            recorded = dict(conn.execute("SELECT version, checksum FROM schema_migrations").fetchall())
+            done = set(recorded)
             unknown = sorted(done - known)
             if unknown:
                 raise MigrationError(
                     f"the database is at schema version {max(done)}, ahead of this jobpipe "
                     f"(latest known: {max(known) if known else 0}; unknown versions: {unknown}). "
                     "Upgrade jobpipe, or point JOBPIPE_DATABASE_URL at another database."
+                )
+            edited = [m for m in migrations if m.version in recorded and recorded[m.version] != m.checksum]
+            if edited:
+                names = ", ".join(f"{m.version:04d}_{m.name}.sql" for m in edited)
+                raise MigrationError(
+                    f"{names} changed after it was applied to this database; a migration must never be "
+                    "edited once released (add a new one instead). Recreate this database, or restore the file."
                 )
             for migration in migrations:
                 if migration.version in done:

@@ -51,7 +51,6 @@ EMBEDDED_SERVER_SETTINGS = {
     "work_mem": "32MB",
     "max_connections": "200",
 }
-_RESTART_SETTINGS = {"shared_buffers", "max_connections"}
 
 
 def _wanted_settings() -> dict[str, str]:
@@ -59,7 +58,7 @@ def _wanted_settings() -> dict[str, str]:
 
 
 def _apply_settings(server: Any, settings: Settings) -> None:
-    """Write our settings with ALTER SYSTEM once; restart only if a restart-only one changed."""
+    """Write our settings with ALTER SYSTEM and restart, once per data directory (or settings change)."""
     import psycopg
 
     wanted = _wanted_settings()
@@ -69,14 +68,12 @@ def _apply_settings(server: Any, settings: Settings) -> None:
         return
     with psycopg.connect(str(server.get_uri()), autocommit=True) as conn:
         for name, value in wanted.items():
-            conn.execute(f"ALTER SYSTEM SET {name} = '{value}'")
-        conn.execute("SELECT pg_reload_conf()")
-        pending = conn.execute(
-            "SELECT count(*) FROM pg_settings WHERE pending_restart AND name = ANY(%s)", (list(_RESTART_SETTINGS),)
-        ).fetchone()
-    if pending and pending[0]:
-        server.stop()
-        server.ensure_postgres_running()
+            conn.execute(f"ALTER SYSTEM SET {name} = '{value.replace("'", "''")}'")
+    # Some of them (shared_buffers) take effect only at start. The settings change once per data
+    # directory, so a restart here costs ~1 s once; pg_settings.pending_restart is no guide, as the
+    # reload that would set it is asynchronous.
+    server.stop()
+    server.ensure_postgres_running()
     marker.write_text(fingerprint)
 
 
