@@ -68,7 +68,8 @@ def _apply_settings(server: Any, settings: Settings) -> None:
         return
     with psycopg.connect(str(server.get_uri()), autocommit=True) as conn:
         for name, value in wanted.items():
-            conn.execute(f"ALTER SYSTEM SET {name} = '{value.replace("'", "''")}'")
+            quoted = value.replace("'", "''")
+            conn.execute(f"ALTER SYSTEM SET {name} = '{quoted}'")
     # Some of them (shared_buffers) take effect only at start. The settings change once per data
     # directory, so a restart here costs ~1 s once; pg_settings.pending_restart is no guide, as the
     # reload that would set it is asynchronous.
