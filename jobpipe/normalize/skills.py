@@ -247,8 +247,9 @@ def extract_skills(text: str | None) -> list[str]:
     lower = text.lower()
     lowered = set(_WORD.findall(lower))
     if "-" in lower:
-        for w in [w for w in lowered if "-" in w]:
-            lowered.update(p for p in w.split("-") if p)
+        hyphenated = [w for w in lowered if "-" in w]
+        if hyphenated:   # every piece of every hyphenated word, in one C-level split
+            lowered.update(filter(None, "-".join(hyphenated).split("-")))
     found: dict[str, int] = {}
 
     def note(canonical: str, pos: int) -> None:
@@ -258,8 +259,12 @@ def extract_skills(text: str | None) -> list[str]:
             found[canonical] = pos
 
     single_keys, multi_keys, strict_lower = _key_sets()
-    for w in lowered & single_keys:
-        note(single[w], lower.find(w))
+    for w in lowered & single_keys:   # note() inlined: this loop runs for every matched word
+        canonical, pos = single[w], lower.find(w)
+        if pos < 0:
+            pos = len(text)
+        if canonical not in found or pos < found[canonical]:
+            found[canonical] = pos
     firsts = lowered & multi_keys
     if firsts:
         norm = None   # built only once some phrase has all its words in the text
@@ -276,7 +281,7 @@ def extract_skills(text: str | None) -> list[str]:
                         note(canonical, pos)
                         break
                     pos = norm.find(phrase, pos + 1)
-    if _CJK.search(text):
+    if not text.isascii() and _CJK.search(text):
         _, cjk, _, lookup = _matchers()
         if cjk is not None:
             for m in cjk.finditer(lower):
