@@ -39,6 +39,9 @@ _EXPERIENCE_HINT = ("经验", "經驗", "experience", "年以上", "years")
 _DEGREE_HINT = ("学历", "學歷", "本科", "硕士", "博士", "大专", "degree", "bachelor", "master", "phd", "ph.d", "bs/", "bs ", "ms ")
 
 
+_ASCII_HINTS = {hints: tuple(w for w in hints if w.isascii()) for hints in (_EXPERIENCE_HINT, _DEGREE_HINT)}
+
+
 def clean_company(name: str | None) -> str | None:
     """Company name without rating suffixes, invisible characters or surrounding noise."""
     if not name:
@@ -61,6 +64,8 @@ def _excerpt(text: str, lower: str, hints: tuple[str, ...], radius: int = 80, li
     Plain ``str.find`` per keyword: far faster than a regex alternation over the whole text.
     """
     starts: list[int] = []
+    if lower.isascii():   # non-ASCII hint words cannot occur: skip their scans of the whole text
+        hints = _ASCII_HINTS.get(hints) or hints
     for word in hints:
         pos = lower.find(word)
         while pos >= 0 and len(starts) < limit * 2:
