@@ -151,11 +151,11 @@ def normalize_posting(
 # A pay statement inside the description, only where it is labelled as pay ("薪资范围：39-65K",
 # "The pay range for this role is $165K–$210K"): unlabelled amounts there are budgets, revenue
 # or headcounts far too often to be read as a salary.
-_DESCRIPTION_SALARY = re.compile(
+_DESCRIPTION_SALARY = guarded(re.compile(
     r"(?:薪资范围|薪资待遇|薪资|薪酬范围|薪酬|月薪|年薪|工资|salary range|base salary|salary|compensation range|"
     r"compensation|pay range(?: for this role)?(?: is)?)\s*[:：]?\s*([^\n。；;]{2,60})",
     re.I,
-)
+))
 
 
 #: Every label above contains one of these (lowercased); most descriptions contain none, and
