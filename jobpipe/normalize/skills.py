@@ -268,9 +268,12 @@ def extract_skills(text: str | None) -> list[str]:
     firsts = lowered & multi_keys
     if firsts:
         norm = None   # built only once some phrase has all its words in the text
+        by_word = set(found)   # a skill a single word already named keeps that word's position
         for first in firsts:
             for rest, phrase, canonical in multi[first]:
-                if canonical in found or not rest <= lowered:
+                # phrases of one skill all count (earliest wins): skipping the rest once one was
+                # found made the position depend on the set's iteration order (the hash seed)
+                if canonical in by_word or not rest <= lowered:
                     continue
                 if norm is None:
                     norm = " ".join(lower.replace("/", " ").replace("-", " ").replace("_", " ").split())

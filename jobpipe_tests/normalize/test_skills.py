@@ -73,3 +73,25 @@ def test_skills_at_the_same_position_come_in_the_same_order_in_every_process():
     }
     assert len(outputs) == 1
     assert outputs.pop().strip() == "['Java', 'JavaScript', 'Go']"
+
+
+def test_a_skill_named_by_several_phrases_is_placed_at_the_earliest() -> None:
+    """Whichever of a skill's phrases comes first in the text places the skill (it used to be whichever
+    phrase the word sets happened to visit first, so the order changed with the hash seed)."""
+    from jobpipe.normalize.skills import _index
+
+    single, multi = _index()
+    phrases: dict[str, list[str]] = {}
+    for entries in multi.values():
+        for _rest, phrase, canonical in entries:
+            phrases.setdefault(canonical, []).append(phrase)
+    checked = 0
+    for canonical, names in sorted(phrases.items()):
+        words = {w for name in names for w in name.split()}
+        if len(names) < 2 or any(w in single for w in words):
+            continue
+        for first, last in ((names[0], names[-1]), (names[-1], names[0])):
+            found = extract_skills(f"{first}. Docker. {last}.")
+            assert canonical in found and found.index(canonical) < found.index("Docker"), (canonical, first, last)
+        checked += 1
+    assert checked >= 5
