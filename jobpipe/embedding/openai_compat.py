@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from jobpipe.embedding.base import estimate_tokens, l2_normalize
+from jobpipe.retry_after import retry_after_seconds
 
 
 class EmbeddingRequestError(RuntimeError):
@@ -138,10 +139,7 @@ class OpenAIEmbedder:
     def _delay(self, error: Exception, attempt: int) -> float:
         delay = self.backoff_seconds * (2 ** attempt)
         response = getattr(error, "response", None)
-        retry_after = response.headers.get("retry-after") if response is not None else None
-        if retry_after:
-            try:
-                delay = max(delay, float(retry_after))
-            except ValueError:
-                pass  # an HTTP date: keep our own backoff
+        hinted = retry_after_seconds(response.headers.get("retry-after")) if response is not None else None
+        if hinted is not None:
+            delay = max(delay, hinted)
         return min(delay, self.max_backoff_seconds)

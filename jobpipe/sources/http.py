@@ -11,15 +11,12 @@ against robots.txt like any other request.
 
 from __future__ import annotations
 
-import email.utils
 import functools
 import logging
 import random
 import ssl
 import threading
-import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -27,6 +24,7 @@ import certifi
 import httpx
 
 from jobpipe import __version__
+from jobpipe.retry_after import retry_after_seconds
 from jobpipe.sources.errors import HttpError, ResponseTooLarge, RobotsDisallowed
 from jobpipe.sources.ratelimit import HostRateLimiter
 from jobpipe.sources.robots import RobotsCache, RobotsRules, parse_robots
@@ -90,25 +88,6 @@ class Response:
 def _ssl_context() -> ssl.SSLContext:
     """One verified TLS context per process: loading the CA bundle costs ~0.1 s per client."""
     return ssl.create_default_context(cafile=certifi.where())
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    current = datetime.fromtimestamp(now if now is not None else time.time(), tz=timezone.utc)
-    return max(0.0, (when - current).total_seconds())
 
 
 class PoliteClient:
