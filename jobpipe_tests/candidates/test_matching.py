@@ -79,11 +79,10 @@ def test_errors_say_what_is_wrong(db, jobs):
     with pytest.raises(ValueError, match="exactly one"):
         match(db, candidate_id="a", resume_text="b", embedder=HashEmbedder())
 
-    class Other(HashEmbedder):
-        model = "another-model"
-
+    other = HashEmbedder()
+    other.model = "another-model"
     with pytest.raises(MatchError, match="active model 'test-hash-64'"):
-        match(db, resume_text=EN_ML, embedder=Other())
+        match(db, resume_text=EN_ML, embedder=other)
 
 
 def test_no_active_model(db):

@@ -14,35 +14,23 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from jobpipe.text.tokenize import search_tokens, tokenize
+from jobpipe.embedding.hashed import TokenHashEmbedder
+from jobpipe.text.tokenize import search_tokens
 
 MODEL = "test-hash-64"
 DIMS = 64
 
 
-class HashEmbedder:
-    """Deterministic bag-of-tokens vectors (feature hashing): texts sharing words are close."""
-
-    model = MODEL
-    dims = DIMS
+class HashEmbedder(TokenHashEmbedder):
+    """The shipped token-hashing embedder, counting query embeddings (for the cache tests)."""
 
     def __init__(self) -> None:
+        super().__init__(DIMS, model=MODEL)
         self.query_calls = 0
-
-    def _one(self, text: str) -> np.ndarray:
-        vec = np.zeros(DIMS, dtype=np.float32)
-        for token in tokenize(text):
-            digest = hashlib.md5(token.encode()).digest()
-            vec[digest[0] % DIMS] += 1.0 if digest[1] % 2 else -1.0
-        vec[0] += 0.01  # never the zero vector
-        return vec / np.linalg.norm(vec)
-
-    def embed_documents(self, texts: list[str]) -> np.ndarray:
-        return np.stack([self._one(t) for t in texts]) if texts else np.zeros((0, DIMS), np.float32)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         self.query_calls += len(texts)
-        return self.embed_documents(texts)
+        return super().embed_queries(texts)
 
 
 def _skill(name: str) -> str:
