@@ -17,6 +17,9 @@ from dagster import ConfigurableResource
 from jobpipe.config import get_settings
 
 
+_MIGRATED: set[str] = set()  # URLs this process has already brought up to date
+
+
 class PostgresResource(ConfigurableResource):
     """jobpipe's database. Unset: the embedded server in ``$JOBPIPE_HOME`` (started if needed)."""
 
@@ -27,7 +30,9 @@ class PostgresResource(ConfigurableResource):
         from jobpipe.db.connection import database_url
 
         url = self.database_url or database_url()
-        migrate(url)
+        if url not in _MIGRATED:  # once per process, not once per asset
+            migrate(url)
+            _MIGRATED.add(url)
         return url
 
     @contextmanager
