@@ -192,6 +192,38 @@ _FULLWIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")
 _WORD = re.compile(r"[.A-Za-z0-9+#](?:(?<=\.)[A-Za-z0-9+#]|(?<!\.))[A-Za-z0-9+#]*(?:[.\-][A-Za-z0-9+#]+)*")
 
 
+#: Bytes that can be part of a word (``_WORD``'s characters); every other byte, and every byte of a
+#: multi-byte UTF-8 sequence (all >= 0x80), becomes a space.
+_WORD_BYTES = bytes(
+    c if chr(c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+#.-" else 0x20 for c in range(256)
+)
+#: A space-separated chunk holding a "." or "-" (the only chunks that are not one word as they are).
+#: Starts with a literal space and never backtracks into a chunk, so re jumps from space to space.
+_DOTTED_CHUNK = re.compile(r" ([^ .\-]*+[.\-][^ ]*)")
+
+
+def _word_set(lower: str) -> set[str]:
+    """``set(_WORD.findall(lower))`` plus every piece of every hyphenated word, twice as fast.
+
+    The regex pays ~0.4 us per word; here one C-level bytes translate turns every non-word
+    character into a space and ``str.split`` cuts the words. A chunk of plain word characters is
+    exactly one ``_WORD`` match; only the chunks holding "." or "-" ("node.js", "end.", "ci-cd")
+    go through the regex, joined into one short string. Same set: a ``_WORD`` match never spans
+    a non-word character, and looks at nothing outside its own characters.
+    """
+    words = set(lower.encode("utf-8", "surrogatepass").translate(_WORD_BYTES).decode("ascii").split())
+    if words:
+        dotted = _DOTTED_CHUNK.findall(" " + " ".join(words))
+        if dotted:
+            words.difference_update(dotted)
+            found = _WORD.findall(" ".join(dotted))
+            words.update(found)
+            hyphenated = [w for w in found if "-" in w]
+            if hyphenated:   # every piece of every hyphenated word, in one C-level split
+                words.update(filter(None, "-".join(hyphenated).split("-")))
+    return words
+
+
 @lru_cache(maxsize=1)
 def _index() -> tuple[dict[str, str], dict[str, list[tuple[frozenset[str], str, str]]]]:
     """(single-token alias -> canonical, first token -> [(its other tokens, phrase, canonical)]).
@@ -245,11 +277,7 @@ def extract_skills(text: str | None) -> list[str]:
     if not text.isascii() and _FULLWIDTH.search(text):
         text = unicodedata.normalize("NFKC", text)
     lower = text.lower()
-    lowered = set(_WORD.findall(lower))
-    if "-" in lower:
-        hyphenated = [w for w in lowered if "-" in w]
-        if hyphenated:   # every piece of every hyphenated word, in one C-level split
-            lowered.update(filter(None, "-".join(hyphenated).split("-")))
+    lowered = _word_set(lower)
     found: dict[str, int] = {}
 
     def note(canonical: str, pos: int) -> None:

@@ -1,0 +1,45 @@
+"""The fast paths inside skill extraction must find exactly what the plain spelling finds."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jobpipe.normalize.skills import _WORD, _word_set, extract_skills
+
+_PLAIN_WORD = re.compile(r"\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*")
+
+
+def _reference_words(lower: str) -> set[str]:
+    words = set(_PLAIN_WORD.findall(lower))
+    for w in [w for w in words if "-" in w]:
+        words.update(p for p in w.split("-") if p)
+    return words
+
+
+_PIECES = ["a", "go", "c++", "c#", ".", "..", "...", "-", "--", ".net", "node.js", "ci-cd", "ci/cd", "3", "5.5", " ",
+           "\n", "中", "语言", "+", "#", "é", "ß", "\u3000", "k8s.", "-x", "x-", ".-", "-.", "a.b-c", "\ud800",
+           "ＡＢ", "\u212a", "İ", "e.g.", "u.s.", "-3", "c++.", "(", ")", ",", "_", "a_b"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_word_set_equals_the_regex_word_set(text):
+    lower = text.lower()
+    assert _word_set(lower) == _reference_words(lower)
+    assert set(_WORD.findall(lower)) <= _word_set(lower)
+
+
+def test_word_set_examples():
+    assert _word_set("node.js, c++ and c#; ci-cd. .net end.") == {
+        "node.js", "c++", "and", "c#", "ci-cd", "ci", "cd", ".net", "end"}
+    assert _word_set("熟悉java和python3") == {"java", "python3"}
+    assert _word_set("") == set()
+
+
+def test_extraction_keeps_symbols_phrases_and_chinese_aliases():
+    skills = extract_skills("Senior engineer: C++, C#, Node.js, machine learning; 熟悉大模型。Google Cloud, go-to-market")
+    assert {"C++", "C#", "Node.js", "Machine Learning", "LLM"} <= set(skills)
+    assert "Go" not in skills   # neither inside "Google" nor in "go-to-market"
