@@ -30,8 +30,25 @@ _CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|工作|work|从业|�
 _FULLWIDTH_TO_ASCII = {c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)} | {0x3000: " "}
 
 
+#: The fullwidth punctuation Chinese text is full of (most common first in the eval postings).
+#: ``str.replace`` swaps each in one C-level pass; ``str.translate`` with a dict costs a Python-level
+#: lookup per character of the text.
+_COMMON_FULLWIDTH = tuple((wide, chr(ord(wide) - 0xFEE0)) for wide in "，；：（）！．／～｜？")
+
+
 def _nfkc(text: str) -> str:
-    """``unicodedata.normalize("NFKC", text)``, without the full pass when only fullwidth ASCII differs."""
+    """``unicodedata.normalize("NFKC", text)``, without the full pass when only fullwidth ASCII differs.
+
+    Replacing a character by its compatibility decomposition leaves the NFKC form unchanged, so
+    the text is NFKC exactly when it passes ``is_normalized`` after any of these replacements.
+    """
+    if unicodedata.is_normalized("NFKC", text):
+        return text
+    for wide, narrow in _COMMON_FULLWIDTH:
+        if wide in text:
+            text = text.replace(wide, narrow)
+    if unicodedata.is_normalized("NFKC", text):
+        return text
     text = text.translate(_FULLWIDTH_TO_ASCII)
     return text if unicodedata.is_normalized("NFKC", text) else unicodedata.normalize("NFKC", text)
 

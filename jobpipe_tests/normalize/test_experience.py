@@ -35,7 +35,7 @@ def test_fast_nfkc_equals_unicodedata_nfkc() -> None:
 
     from jobpipe.normalize.experience import _nfkc
 
-    alphabet = st.sampled_from(list("ＡＺａｚ０９～，：（）　Aa1 -年以上本科経⼒､①ﬁ①\u0301\u0308\u3099\u309aｶﾞ가\u1161é"))
+    alphabet = st.sampled_from(list("ＡＺａｚ０９～，：（）；！．／｜？　Aa1 -年以上本科経⼒､①ﬁ①\u0301\u0308\u3099\u309aｶﾞ가\u1161é"))
 
     @settings(max_examples=400, deadline=None)
     @given(st.text(alphabet=alphabet, max_size=30))
