@@ -115,6 +115,42 @@ def _html_to_text(markup: str) -> str:
     return "".join(out)
 
 
+class _LineStart:
+    """Where a ``^``-anchored multiline pattern can first match, found fast.
+
+    ``re`` tries a ``^`` pattern at every position of the text (it cannot jump from line to line);
+    a pattern that starts with a literal ``"\n"`` is scanned for that character at C speed. ``prefix``
+    is what every match of the anchored pattern starts with; the anchored pattern then runs only
+    from the first line start where ``prefix`` matches (no match can start before it), or not at
+    all. The substitutions are the same: ``^`` in MULTILINE mode matches at the start of the slice
+    exactly as after the newline that precedes it, and the patterns have no lookbehind.
+    """
+
+    def __init__(self, prefix: str) -> None:
+        self._at_start = re.compile(prefix)
+        self._after_newline = re.compile("\n(?:" + prefix + ")")
+
+    def first(self, text: str) -> int:
+        """The first line start where ``prefix`` matches, or -1."""
+        if self._at_start.match(text):
+            return 0
+        m = self._after_newline.search(text)
+        return -1 if m is None else m.start() + 1
+
+
+def _sub_from(pattern: re.Pattern[str], start: _LineStart, repl: str, text: str) -> str:
+    """``pattern.sub(repl, text)``, skipping the lines before ``start`` finds a possible match."""
+    k = start.first(text)
+    if k < 0:
+        return text
+    return text[:k] + pattern.sub(repl, text[k:]) if k else pattern.sub(repl, text)
+
+
+#: What every match of ``_MD_HEADING`` and ``_MD_BULLET`` starts with at its line start.
+_HEADING_START = _LineStart(r"\s{0,3}#")
+_BULLET_START = _LineStart(r"\s*(?:[-*+•·]|\d+[.)、])\s")
+
+
 def _markdown_to_text(text: str) -> str:
     """Markdown syntax out, text kept; each rule runs only when its marker character occurs."""
     if "```" in text:
@@ -127,12 +163,12 @@ def _markdown_to_text(text: str) -> str:
     if "---" in text or "***" in text or "___" in text or "===" in text:
         text = _MD_RULE.sub("", text)
     if "#" in text:
-        text = _MD_HEADING.sub("", text)
+        text = _sub_from(_MD_HEADING, _HEADING_START, "", text)
     if ">" in text:
         text = _MD_QUOTE.sub("", text)
     if "[" in text:
         text = _MD_CHECKBOX.sub("- ", text)
-    text = _MD_BULLET.sub("- ", text)
+    text = _sub_from(_MD_BULLET, _BULLET_START, "- ", text)
     if "**" in text or "__" in text or "~~" in text:
         for _ in range(2):
             text = _MD_EMPH.sub(r"\2", text)
@@ -144,7 +180,9 @@ def _markdown_to_text(text: str) -> str:
 
 
 _MARKDOWN_CHARS = "#*_`[>|~"
-_MARKDOWN_HINT = re.compile(r"^[ \t]*(?:[-+•·]|\d+[.)、])[ \t]|^[ \t]*[-=]{3,}", re.M)
+#: A list item or a rule line: ``^[ \t]*(?:(?:[-+•·]|\d+[.)、])[ \t]|[-=]{3,})`` (MULTILINE), searched
+#: after each newline (see ``_LineStart``).
+_MARKDOWN_HINT = _LineStart(r"[ \t]*(?:(?:[-+•·]|\d+[.)、])[ \t]|[-=]{3})")
 _SPACES = re.compile(r"[ \t\f\v]{2,}|[\t\f\v]")
 _NEEDS_WORK = re.compile(r"[<&\u0080-\u00ff\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\u00a0\u3000\x00-\x08\x0b-\x1f\x7f#*_`\[>|~\r]")
 
@@ -179,7 +217,7 @@ def clean_text(raw: str | None) -> str:
         text = _INVISIBLE.sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if _has_markdown_char(text) or _MARKDOWN_HINT.search(text):
+    if _has_markdown_char(text) or _MARKDOWN_HINT.first(text) >= 0:
         text = _markdown_to_text(text)
     if "  " in text or "\t" in text or "\f" in text or "\v" in text:
         text = _SPACES.sub(" ", text)   # the regex only matches where one of these substrings occurs

@@ -94,3 +94,24 @@ def test_emphasis_regex_spelled_star_first_matches_the_plain_spelling() -> None:
 
     check()
     assert _MD_EM.sub(r"\1", "a *really* big, 2*3*4, **x**") == "a really big, 2*3*4, **x**"
+
+
+# Markdown line patterns: started from the first line where they can match (see text._LineStart).
+_MD_PIECES = ["\n", "\n\n", " ", "  ", "\t", "#", "##", "- ", "-", "* ", "+ ", "• ", "·", "1. ", "12) ", "3、", "---",
+              "===", "a", "Title", "中文", ">", "2", "\r", "\u3000", "\u2028", "x\n#", "\n- \n- "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_MD_PIECES), max_size=25).map("".join))
+def test_line_start_substitutions_equal_the_plain_multiline_regexes(text):
+    from jobpipe.normalize import text as t
+
+    assert t._sub_from(t._MD_BULLET, t._BULLET_START, "- ", text) == t._MD_BULLET.sub("- ", text)
+    assert t._sub_from(t._MD_HEADING, t._HEADING_START, "", text) == t._MD_HEADING.sub("", text)
+    hint = re.compile(r"^[ \t]*(?:[-+•·]|\d+[.)、])[ \t]|^[ \t]*[-=]{3,}", re.M)
+    assert (t._MARKDOWN_HINT.first(text) >= 0) == (hint.search(text) is not None)
+
+
+def test_markdown_lists_and_headings_still_cleaned():
+    assert clean_text("intro\n## Requirements\n* Python\n1. SQL\n- Go") == "intro\nRequirements\n- Python\n- SQL\n- Go"
+    assert clean_text("no markup here, 3-5 years # not a heading") == "no markup here, 3-5 years # not a heading"
