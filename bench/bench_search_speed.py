@@ -78,10 +78,12 @@ def build(url: str, rows: int) -> None:
     now = datetime.now(timezone.utc)
     centers = nrng.normal(size=(300, DIMS)).astype(np.float32)
     start = time.perf_counter()
+    terms: list[tuple[str, str, str]] = []
     with connect(url) as conn:
+        conn.execute("CREATE TEMP TABLE terms_stage (external_id text, tokens text, title text)")
         with conn.cursor() as cur, cur.copy(
             "COPY jobs (source, external_id, title, cities, job_type, remote, posted_at, salary_currency,"
-            " salary_annual_min, salary_annual_max, content_hash, record_hash, dedupe_key, search_tokens) FROM STDIN"
+            " salary_annual_min, salary_annual_max, content_hash, record_hash, dedupe_key) FROM STDIN"
         ) as copy:
             for i in range(rows):
                 k = rng.randrange(len(streams))
@@ -97,8 +99,19 @@ def build(url: str, rows: int) -> None:
                     "synthetic", f"s{i}", title, [rng.choices(cities, city_w)[0]], rng.choices(types, type_w)[0],
                     "remote" if rng.random() < 0.1 else None, now - timedelta(days=rng.random() * 365),
                     rng.choice(["CNY", "USD"]), low, low * 1.5, "h", "r",
-                    f"d{i if rng.random() > 0.02 else i - 1}", search_tokens(title) + " " + " ".join(mix),
+                    f"d{i if rng.random() > 0.02 else i - 1}",
                 ))
+                terms.append((f"s{i}", search_tokens(title) + " " + " ".join(mix), title))
+        # The keyword terms, in the store's exact form (jobpipe.store.terms), from these token streams.
+        with conn.cursor() as cur, cur.copy("COPY terms_stage FROM STDIN") as copy:
+            for row in terms:
+                copy.write_row(row)
+        conn.execute(
+            "INSERT INTO job_terms (job_id, content_hash, open, search_length, search_tsv, title_tsv) "
+            "SELECT j.job_id, j.content_hash, true, cardinality(string_to_array(s.tokens, ' ')), "
+            "to_tsvector('simple', s.tokens), to_tsvector('simple', jobpipe_title_terms(s.title)) "
+            "FROM terms_stage s JOIN jobs j ON j.source = 'synthetic' AND j.external_id = s.external_id"
+        )
         conn.commit()
         print(f"  jobs copied in {time.perf_counter() - start:.1f} s", flush=True)
         conn.execute("INSERT INTO embedding_models (model, dims, state, activated_at) VALUES (%s, %s, 'active', now())",
@@ -126,6 +139,7 @@ def build(url: str, rows: int) -> None:
         conn.commit()
         print(f"  HNSW built in {time.perf_counter() - start:.1f} s", flush=True)
         conn.execute("ANALYZE jobs")
+        conn.execute("ANALYZE job_terms")
         conn.execute("ANALYZE job_embeddings")
         conn.commit()
 
@@ -149,7 +163,8 @@ def make_queries(url: str, n: int) -> tuple[list[str], dict[str, np.ndarray]]:
     """Queries shaped like real ones: a title, or a few words of a posting, each with a near vector."""
     rng = random.Random(7)
     with connect(url) as conn:
-        sample = conn.execute("SELECT j.title, j.search_tokens, e.embedding FROM jobs j TABLESAMPLE SYSTEM (2) "
+        sample = conn.execute("SELECT j.title, array_to_string(tsvector_to_array(t.search_tsv), ' '), e.embedding "
+                              "FROM jobs j TABLESAMPLE SYSTEM (2) JOIN job_terms t USING (job_id) "
                               "JOIN job_embeddings e USING (job_id) LIMIT %s", (n,)).fetchall()
     nrng = np.random.default_rng(7)
     queries, vectors = [], {}

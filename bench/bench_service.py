@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
-from jobpipe.text.tokenize import search_tokens  # noqa: E402
+from jobpipe.store import sync_job_terms  # noqa: E402
 
 DIMS = 128
 EN_ROLES = ["Backend Engineer", "Frontend Engineer", "Data Scientist", "Machine Learning Engineer", "Product Manager",
@@ -65,7 +65,7 @@ def _jobs(n: int, rng: random.Random) -> list[tuple]:
         rows.append((f"bench{i % 7}", f"j{i}", title, rng.choice(COMPANIES), [city], rng.choice(
             ["full_time", "full_time", "intern", "contract"]), rng.choice(["onsite", "remote", "hybrid"]), skills,
             low, low * 1.5, "CNY" if zh else "USD", "year", low, low * 1.5, "zh" if zh else "en", desc,
-            f"https://jobs.example.com/{i}", f"h{i}", f"h{i}", search_tokens(text), text))
+            f"https://jobs.example.com/{i}", f"h{i}", f"h{i}", text))
     return rows
 
 
@@ -81,10 +81,12 @@ def _build(url: str, n: int) -> None:
         with conn.cursor().copy(
             "COPY jobs (source, external_id, title, company, cities, job_type, remote, skills, salary_min, salary_max, "
             "salary_currency, salary_period, salary_annual_min, salary_annual_max, language, description_text, url, "
-            "content_hash, record_hash, search_tokens, posted_at) FROM STDIN"
+            "content_hash, record_hash, posted_at) FROM STDIN"
         ) as copy:
             for r in rows:
                 copy.write_row((*r[:-1], "2026-11-01"))
+        conn.commit()
+        sync_job_terms(conn)   # the store's keyword terms
         conn.execute("INSERT INTO embedding_models (model, dims, state, activated_at) VALUES (%s, %s, 'active', now())",
                      (embedder.model, DIMS))
         register_vector(conn)

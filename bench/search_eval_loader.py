@@ -20,10 +20,9 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from jobpipe.hashing import content_hash, embedding_text, record_hash
+from jobpipe.hashing import content_hash, embedding_text
 from jobpipe.models import NormalizedPosting, PostingFields
 from jobpipe.search.resolve import _FALLBACK_CITIES, resolve_city
-from jobpipe.text.tokenize import search_tokens
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "jobpipe_search_bench"
 
@@ -145,42 +144,6 @@ def private_normalize(record: dict[str, Any]) -> NormalizedPosting:
     return posting
 
 
-def _dedupe_key(posting: NormalizedPosting) -> str:
-    try:
-        from jobpipe.store.dedupe import dedupe_key
-
-        return dedupe_key(posting)
-    except ImportError:
-        return f"{(posting.company or '').lower()}|{posting.title.lower()}|{posting.cities[:1]}"
-
-
-_JOB_COLUMNS = ("source", "external_id", "title", "company", "location_raw", "cities", "country", "remote", "job_type",
-                "seniority", "salary_min", "salary_max", "salary_currency", "salary_period", "salary_months",
-                "salary_negotiable", "salary_annual_min", "salary_annual_max", "experience_min", "experience_max",
-                "degree", "skills", "language", "description_text", "url", "posted_at", "valid_through",
-                "content_hash", "record_hash", "dedupe_key", "search_tokens")
-
-
-def _private_load(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> dict[tuple[str, str], int]:
-    """Stand-in for the store's upsert: one row per posting, search tokens like the store's."""
-    rows = []
-    for p in postings:
-        tokens = search_tokens(" ".join(filter(None, [p.title, p.company, " ".join(p.cities), p.location_raw,
-                                                       " ".join(p.skills), p.description_text])))
-        s = p.salary
-        rows.append((p.source, p.external_id, p.title, p.company, p.location_raw, p.cities, p.country, p.remote,
-                     p.job_type, p.seniority, s.min, s.max, s.currency, s.period, s.months_per_year, s.negotiable,
-                     p.salary_annual_min, p.salary_annual_max, p.experience_min, p.experience_max, p.degree,
-                     p.skills, p.language, p.description_text, p.url, p.posted_at, p.valid_through,
-                     p.content_hash, record_hash(p), _dedupe_key(p), tokens))
-    with conn.cursor() as cur:
-        cur.executemany(
-            f"INSERT INTO jobs ({', '.join(_JOB_COLUMNS)}) VALUES ({', '.join(['%s'] * len(_JOB_COLUMNS))})", rows
-        )
-    conn.commit()
-    return {(s, e): i for i, s, e in conn.execute("SELECT job_id, source, external_id FROM jobs")}
-
-
 # ---------------------------------------------------------------- public entry point
 _FETCHED_AT = datetime(2025, 7, 1, tzinfo=timezone.utc)   # fixed: relative dates resolve the same every run
 
@@ -212,18 +175,13 @@ def load_eval_corpus(conn: psycopg.Connection, postings_path: Path, embedder: An
     """Load the corpus and its vectors; return job_id -> eval id, and which stages ran."""
     records = [json.loads(line) for line in postings_path.read_text(encoding="utf-8").split("\n") if line.strip()]
     postings, normalizer = normalize_records(records)
-    try:
-        from jobpipe.store import upsert_jobs  # type: ignore[attr-defined]
-    except ImportError:
-        upsert_jobs = None
-    if upsert_jobs is not None:
-        upsert_jobs(conn, postings)
-        conn.commit()
-        ids = {(s, e): i for i, s, e in conn.execute("SELECT job_id, source, external_id FROM jobs")}
-        store = "jobpipe.store.upsert_jobs"
-    else:
-        ids = _private_load(conn, postings)
-        store = "private insert"
+    from jobpipe.store import sync_job_terms, upsert_jobs
+
+    upsert_jobs(conn, postings)
+    sync_job_terms(conn)
+    conn.commit()
+    ids = {(s, e): i for i, s, e in conn.execute("SELECT job_id, source, external_id FROM jobs")}
+    store = "jobpipe.store.upsert_jobs + sync_job_terms"
     by_job = {ids[(p.source, p.external_id)]: p for p in postings if (p.source, p.external_id) in ids}
     job_ids = list(by_job)
     # Vectors from the on-disk cache, stored with each posting's content hash: the store's
@@ -257,5 +215,6 @@ def build_vector_index(conn: psycopg.Connection, model: str, dims: int) -> None:
         f"vector_cosine_ops) WHERE model = {psycopg.sql.Literal(model).as_string(conn)}"
     )
     conn.execute("ANALYZE jobs")
+    conn.execute("ANALYZE job_terms")
     conn.execute("ANALYZE job_embeddings")
     conn.commit()

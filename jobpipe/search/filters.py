@@ -36,6 +36,7 @@ class FilterSQL:
     selective: bool
     resolved: dict[str, Any] = field(default_factory=dict)   # what the filters resolved to (for debug)
     conditions: int = 0    # filter conditions besides open/closed (the keyword leg's plan choice)
+    open_only: bool = True  # closed postings excluded (the only condition when ``conditions == 0``)
 
 
 def build_filter_sql(filters: SearchFilters) -> FilterSQL:
@@ -118,7 +119,8 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
 
     selective = bool(params) or filters.remote is not None
     conditions = len(clauses) - (0 if filters.include_closed else 1)
-    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions)
+    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions,
+                     not filters.include_closed)
 
 
 def _escape_like(text: str) -> str:

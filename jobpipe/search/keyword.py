@@ -1,12 +1,15 @@
-"""The full-text leg: IDF-weighted concept matching on ``jobs.search_tsv`` plus a title bonus.
+"""The full-text leg: IDF-weighted concept matching on ``job_terms.search_tsv`` plus a title bonus.
 
 Why not plain ``ts_rank_cd`` over an OR query: it has no notion of how rare a word is, so a
 long paraphrased query ("...要有3-5年经验，负责...") is ranked by its most common words.
 Here each concept scores its inverse document frequency (BM25's IDF, with BM25's length
 normalization and term frequency taken as 1), read for free from the lexeme frequencies
 ``ANALYZE`` keeps in ``pg_stats`` (sql/0005_search.sql raises their number). A concept
-found in the title (``jobs.title_tsv``, Chinese as character bigrams) earns its IDF again:
+found in the title (``job_terms.title_tsv``, Chinese as character bigrams) earns its IDF again:
 the title says what the job *is*, the description mentions everything.
+
+The terms live in their own narrow table (sql/0009): a lookup visits small heap rows to read
+a length and an open flag, and joins ``jobs`` only when the query filters on its columns.
 """
 
 from __future__ import annotations
@@ -73,9 +76,9 @@ ORDER BY a.i
 
 _STATS_SQL = """
 SELECT attname, most_common_elems::text::text[], most_common_elem_freqs,
-       (SELECT reltuples FROM pg_class WHERE oid = 'jobs'::regclass)
+       (SELECT reltuples FROM pg_class WHERE oid = 'job_terms'::regclass)
 FROM pg_stats
-WHERE schemaname = current_schema() AND tablename = 'jobs' AND attname IN ('search_tsv', 'title_tsv')
+WHERE schemaname = current_schema() AND tablename = 'job_terms' AND attname IN ('search_tsv', 'title_tsv')
 """
 #: How long lexeme frequencies are reused before pg_stats is read again.
 _STATS_TTL_S = 120.0
@@ -212,7 +215,7 @@ def _avg_doc_length(conn: psycopg.Connection) -> float:
         hit = _avgdl_cache.get(key)
     if hit and now - hit[1] < _AVGDL_TTL_S:
         return hit[0]
-    row = conn.execute("SELECT avg(search_length) FROM (SELECT search_length FROM jobs LIMIT 5000) s").fetchone()
+    row = conn.execute("SELECT avg(search_length) FROM (SELECT search_length FROM job_terms LIMIT 5000) s").fetchone()
     value = float(row[0]) if row and row[0] else 200.0
     with _avgdl_lock:
         _avgdl_cache[key] = (value, now)
@@ -223,7 +226,8 @@ def _count_frequencies(
     conn: psycopg.Connection, queries: list[tuple[str | None, str | None]],
 ) -> tuple[list[tuple[float, float]], float]:
     """Document frequencies by counting, for a table ANALYZE has not seen yet (small by then)."""
-    total_row = conn.execute("SELECT count(*) FROM (SELECT 1 FROM jobs LIMIT %s) s", (_EXACT_DF_MAX_ROWS + 1,)).fetchone()
+    total_row = conn.execute("SELECT count(*) FROM (SELECT 1 FROM job_terms LIMIT %s) s",
+                             (_EXACT_DF_MAX_ROWS + 1,)).fetchone()
     total = float(total_row[0]) if total_row else 0.0
     if total > _EXACT_DF_MAX_ROWS or total == 0:
         return [(0.01, 0.01)] * len(queries), max(total, 1.0)   # unknown: every word equally informative
@@ -233,7 +237,7 @@ def _count_frequencies(
             parts.append(f"count(*) FILTER (WHERE {column} @@ %s::tsquery)" if q else "0")
             if q:
                 params.append(q)
-    counts = list(conn.execute(f"SELECT {', '.join(parts)} FROM jobs", params).fetchone() or ())
+    counts = list(conn.execute(f"SELECT {', '.join(parts)} FROM job_terms", params).fetchone() or ())
     return [(counts[2 * i] / total, counts[2 * i + 1] / total) for i in range(len(queries))], total
 
 
@@ -317,22 +321,31 @@ def keyword_candidates(
     params: dict[str, Any] = dict(fsql.params)
     fenced = fsql.selective and (
         filter_rows is None or filter_rows > INDEX_FILTER_MAX_ROWS or fsql.conditions != 1)
+    open_check = " AND open" if fsql.open_only else ""
     selects = []
     for bi, branch in enumerate(branches):
         params[f"q{bi}"] = branch.query
         params[f"w{bi}"] = float(branch.weight)
         body = branch.column == "search_tsv"
         weights = (f"%(w{bi})s::float8 AS bw, 0::float8 AS tw" if body else f"0::float8 AS bw, %(w{bi})s::float8 AS tw")
-        if fenced:
+        lookup = f"{branch.column} @@ %(q{bi})s::tsquery"
+        if fsql.conditions == 0:
+            # Open/closed only: answered by job_terms alone.
             selects.append(
-                f"(SELECT j.job_id, j.search_length AS len, {weights}"
-                f" FROM (SELECT * FROM jobs WHERE {branch.column} @@ %(q{bi})s::tsquery OFFSET 0) j"
-                f" WHERE {fsql.where} LIMIT {BRANCH_CAP})"
+                f"(SELECT t.job_id, t.search_length AS len, {weights}"
+                f" FROM job_terms t WHERE t.{lookup}{open_check} LIMIT {BRANCH_CAP})"
+            )
+        elif fenced:
+            selects.append(
+                f"(SELECT t.job_id, t.search_length AS len, {weights}"
+                f" FROM (SELECT job_id, search_length FROM job_terms WHERE {lookup}{open_check} OFFSET 0) t"
+                f" JOIN jobs j ON j.job_id = t.job_id WHERE {fsql.where} LIMIT {BRANCH_CAP})"
             )
         else:
             selects.append(
-                f"(SELECT j.job_id, j.search_length AS len, {weights}"
-                f" FROM jobs j WHERE j.{branch.column} @@ %(q{bi})s::tsquery AND {fsql.where} LIMIT {BRANCH_CAP})"
+                f"(SELECT t.job_id, t.search_length AS len, {weights}"
+                f" FROM job_terms t JOIN jobs j ON j.job_id = t.job_id WHERE t.{lookup} AND {fsql.where}"
+                f" LIMIT {BRANCH_CAP})"
             )
     params["avgdl"] = _avg_doc_length(conn)
     norm = f"({K1 + 1:.3f} / (1 + {K1:.3f} * (1 - {B:.3f} + {B:.3f} * max(len) / %(avgdl)s::float8)))"

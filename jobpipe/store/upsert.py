@@ -5,6 +5,10 @@ whose ``DO UPDATE`` only fires when the record hash differs (or the row was clos
 unchanged posting is therefore not touched at all: no new row version, no index churn, no
 WAL -- which is what makes a nightly re-run of an unchanged source nearly free. Counts come
 from the database (``xmax = 0`` marks an inserted row), not from Python bookkeeping.
+
+Keyword-search terms are not computed here: ``jobpipe.store.terms.sync_job_terms`` derives
+them afterwards, only for postings whose search text changed (as embeddings are), so the
+upsert stays a pure record write.
 """
 
 from __future__ import annotations
@@ -18,12 +22,11 @@ from datetime import datetime
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
 from jobpipe.hashing import _NOT_RECORDED, _canonical, content_hash
 from jobpipe.models import NormalizedPosting, Salary
+from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_gin_indexes, restore_deferred_indexes
 from jobpipe.store.dedupe import dedupe_key
-from jobpipe.text.tokenize import search_tokens
 
 #: (column, PostgreSQL type) of what is staged, in COPY order.
 STAGED_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -35,7 +38,7 @@ STAGED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("experience_min", "float8"), ("experience_max", "float8"), ("degree", "text"), ("skills", "text[]"),
     ("language", "text"), ("description_text", "text"), ("url", "text"), ("posted_at", "timestamptz"),
     ("valid_through", "timestamptz"), ("content_hash", "text"), ("record_hash", "text"),
-    ("dedupe_key", "text"), ("search_tokens", "text"),
+    ("dedupe_key", "text"),
 )
 _NAMES = [name for name, _ in STAGED_COLUMNS]
 _UPDATED = [name for name in _NAMES if name not in ("source", "external_id")]
@@ -43,10 +46,6 @@ _UPDATED = [name for name in _NAMES if name not in ("source", "external_id")]
 #: ANALYZE after a run that changed more rows than this, or more than ANALYZE_SHARE of the table.
 ANALYZE_ROWS = 1000
 ANALYZE_SHARE = 0.10
-
-#: A load that writes at least this many rows into an empty ``jobs`` builds the GIN indexes
-#: once afterwards instead of updating them row by row (see :func:`_defer_gin_indexes`).
-BULK_LOAD_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -109,19 +108,13 @@ def fast_record_hash(posting: NormalizedPosting) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def search_text(posting: NormalizedPosting) -> str:
-    """What full-text search indexes: title, company, cities, skills and the description."""
-    return "\n".join([posting.title, posting.company or "", " ".join(posting.cities),
-                      " ".join(posting.skills), posting.description_text or ""])
-
-
 def _float(value: Any) -> float | None:
     # Binary COPY wants exactly a float for float8 (a Decimal or a numeric string would fail).
     return None if value is None else float(value)
 
 
 def staged_row(posting: NormalizedPosting, record: str | None = None) -> tuple[Any, ...]:
-    """One posting as a staging row (hashes, dedupe key and search tokens computed here)."""
+    """One posting as a staging row (hashes and dedupe key computed here)."""
     s = posting.salary
     return (
         posting.source, posting.external_id, posting.title, posting.company, posting.location_raw,
@@ -133,7 +126,7 @@ def staged_row(posting: NormalizedPosting, record: str | None = None) -> tuple[A
         posting.degree, list(posting.skills), posting.language, posting.description_text or "", posting.url,
         posting.posted_at, posting.valid_through,
         posting.content_hash or content_hash(posting), record or fast_record_hash(posting),
-        dedupe_key(posting), search_tokens(search_text(posting)),
+        dedupe_key(posting),
     )
 
 
@@ -172,7 +165,7 @@ JOIN jobs j ON j.source = k.source AND j.external_id = k.external_id
 def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str]]:
     """The postings whose row is missing, differs, or is closed -- with their record hash.
 
-    Unchanged postings are dropped here, before the expensive part (jieba tokens, COPY):
+    Unchanged postings are dropped here, before the expensive part (staging, COPY, merge):
     a re-run of an unchanged source costs one hash per posting and one lookup per batch.
     The merge's own ``WHERE`` still guards correctness if a row changes in between.
     """
@@ -211,64 +204,6 @@ def _write_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_le
     return UpsertCounts(inserted, len(flags) - inserted, batch_len - len(flags), reopened)
 
 
-_GIN_INDEXES = """
-SELECT c.relname, pg_get_indexdef(c.oid)
-FROM pg_index i
-JOIN pg_class c ON c.oid = i.indexrelid
-JOIN pg_am a ON a.oid = c.relam
-WHERE i.indrelid = 'jobs'::regclass AND a.amname = 'gin' AND NOT i.indisunique
-ORDER BY c.relname
-"""
-
-
-def _defer_gin_indexes(conn: psycopg.Connection) -> bool:
-    """Drop the GIN indexes of an empty ``jobs``, parking their definitions; True if done.
-
-    Only an empty table qualifies (checked under a lock that keeps other writers out until
-    commit): a table with rows serves searches that need those indexes, and building them
-    afresh would cost more than the load saves. A brief ``lock_timeout`` means a long reader
-    holding ``jobs`` makes the load skip the optimisation rather than queue everyone behind it.
-    """
-    try:
-        with conn.transaction():
-            conn.execute("SET LOCAL lock_timeout = '2s'")
-            conn.execute("LOCK TABLE jobs IN SHARE ROW EXCLUSIVE MODE")
-            if conn.execute("SELECT EXISTS (SELECT 1 FROM jobs)").fetchone()[0]:  # type: ignore[index]
-                return False
-            indexes = conn.execute(_GIN_INDEXES).fetchall()
-            for name, definition in indexes:
-                conn.execute("INSERT INTO jobs_deferred_indexes (index_name, definition) VALUES (%s, %s) "
-                             "ON CONFLICT (index_name) DO NOTHING", (name, definition))
-                conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
-    except psycopg.errors.LockNotAvailable:
-        return False
-    finally:
-        if not conn.autocommit:
-            conn.commit()
-    return bool(indexes)
-
-
-def restore_deferred_indexes(conn: psycopg.Connection) -> list[str]:
-    """Build every index parked in ``jobs_deferred_indexes``; return their names.
-
-    Runs at the end of a bulk load and at the start of every upsert, so a load that died
-    half-way heals on the next run. Rows are locked, so two processes never build the same
-    index: the second waits and then finds nothing left to do.
-    """
-    built = []
-    with conn.transaction():
-        rows = conn.execute("SELECT index_name, definition FROM jobs_deferred_indexes "
-                            "ORDER BY index_name FOR UPDATE").fetchall()
-        for name, definition in rows:
-            if conn.execute("SELECT to_regclass(%s) IS NULL", (name,)).fetchone()[0]:  # type: ignore[index]
-                conn.execute(definition)
-                built.append(name)
-            conn.execute("DELETE FROM jobs_deferred_indexes WHERE index_name = %s", (name,))
-    if not conn.autocommit:
-        conn.commit()
-    return built
-
-
 def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, batch_size: int = 5000,
                 bulk_load_rows: int = BULK_LOAD_ROWS) -> UpsertCounts:
     """Insert new postings, rewrite changed or reopened ones, leave unchanged ones untouched.
@@ -280,7 +215,7 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     The first large load into an empty table (``bulk_load_rows`` rows to write or more) drops
     the table's GIN indexes for its duration and builds them again at the end: readers still
     get correct (index-less, slower) answers meanwhile, and the load costs markedly less
-    database CPU per row than updating four inverted indexes row by row.
+    database CPU per row than updating the inverted indexes (cities, skills) row by row.
     """
     if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         conn.commit()
@@ -288,13 +223,13 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     batches = [postings[start:start + batch_size] for start in range(0, len(postings), batch_size)]
     # Which postings need writing is decided up front (reads only; the merge's WHERE still
     # guards against rows changing meanwhile). Then preparing batch k+1 (Python: hashes,
-    # jieba tokens) overlaps with the database merging batch k in a writer thread: the two
+    # dedupe keys) overlaps with the database merging batch k in a writer thread: the two
     # use different cores, and the connection is only ever used by one thread at a time.
     restore_deferred_indexes(conn)  # left behind by a bulk load that died half-way
     todos = [_needs_writing(conn, batch) for batch in batches]
     if not conn.autocommit:
         conn.commit()
-    deferred = sum(map(len, todos)) >= bulk_load_rows and _defer_gin_indexes(conn)
+    deferred = sum(map(len, todos)) >= bulk_load_rows and defer_gin_indexes(conn, "jobs")
     counts = UpsertCounts()
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-upsert") as writer:

@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 import psycopg
 
-from jobpipe.text.tokenize import search_tokens, tokenize
+from jobpipe.store.terms import sync_job_terms
+from jobpipe.text.tokenize import tokenize
 
 MODEL = "test-concepts-64"
 DIMS = 64
@@ -53,17 +54,17 @@ def insert_job(conn: psycopg.Connection, external_id: str, title: str, *, source
                posted_days_ago: float | None = None, closed: bool = False, dedupe_key: str | None = None) -> int:
     salary = salary or {}
     posted_at = None if posted_days_ago is None else datetime.now(timezone.utc) - timedelta(days=posted_days_ago)
-    tokens = search_tokens(" ".join(filter(None, [title, company, " ".join(cities or []), description])))
     row = conn.execute(
         """INSERT INTO jobs (source, external_id, title, company, cities, job_type, remote, skills,
                salary_min, salary_max, salary_currency, salary_period, salary_annual_min, salary_annual_max,
-               description_text, posted_at, content_hash, record_hash, dedupe_key, search_tokens, closed_at)
-           VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,'h','r',%s,%s, CASE WHEN %s THEN now() END)
+               description_text, posted_at, content_hash, record_hash, dedupe_key, closed_at)
+           VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,'h','r',%s, CASE WHEN %s THEN now() END)
            RETURNING job_id""",
         (source, external_id, title, company, cities or [], job_type, remote, skills or [],
          salary.get("min"), salary.get("max"), salary.get("currency"), salary.get("period"),
-         salary.get("annual_min"), salary.get("annual_max"), description, posted_at, dedupe_key, tokens, closed),
+         salary.get("annual_min"), salary.get("annual_max"), description, posted_at, dedupe_key, closed),
     ).fetchone()
+    sync_job_terms(conn, workers=0)   # the store's own keyword terms for the new row
     return int(row[0])
 
 

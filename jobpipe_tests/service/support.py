@@ -15,7 +15,7 @@ import psycopg
 from psycopg import sql
 
 from jobpipe.embedding.hashed import TokenHashEmbedder
-from jobpipe.text.tokenize import search_tokens
+from jobpipe.store.terms import sync_job_terms
 
 MODEL = "test-hash-64"
 DIMS = 64
@@ -102,16 +102,15 @@ def insert_jobs(conn: psycopg.Connection, jobs: list[dict[str, Any]] | None = No
         values = [job.get(c) for c in _COLUMNS]
         text = embedding_text_of(job)
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        clean = text.replace("\x00", "")
         row = conn.execute(
-            sql.SQL("INSERT INTO jobs ({}, content_hash, record_hash, search_tokens) VALUES ({}, %s, %s, %s) "
+            sql.SQL("INSERT INTO jobs ({}, content_hash, record_hash) VALUES ({}, %s, %s) "
                     "RETURNING job_id").format(
                 sql.SQL(", ").join(map(sql.Identifier, _COLUMNS)), sql.SQL(", ").join(sql.Placeholder() * len(_COLUMNS))),
-            [*(v.replace("\x00", "") if isinstance(v, str) else v for v in values), digest, digest,
-             search_tokens(clean)],
+            [*(v.replace("\x00", "") if isinstance(v, str) else v for v in values), digest, digest],
         ).fetchone()
         ids[job["external_id"]] = row[0]
     conn.commit()
+    sync_job_terms(conn, workers=0)
     return ids
 
 

@@ -7,7 +7,6 @@ from datetime import datetime, timezone
 from jobpipe.hashing import content_hash
 from jobpipe.store import close_missing, upsert_jobs
 from jobpipe.store.dedupe import dedupe_key
-from jobpipe.text.tokenize import search_tokens
 from jobpipe_tests.store.helpers import make_posting, make_postings
 
 
@@ -47,23 +46,19 @@ def test_changed_posting_is_rewritten_and_others_are_not(db):
     assert url == "https://elsewhere.example.com/3" and title == "Staff Backend Engineer 5"
 
 
-def test_stored_columns_hashes_key_and_tokens(db):
+def test_stored_columns_hashes_and_key(db):
     posting = make_posting(1, title="高级 Python 工程师", company="示例科技有限公司", cities=["Beijing"])
     upsert_jobs(db, [posting])
     row = db.execute(
-        "SELECT content_hash, dedupe_key, search_tokens, salary_min, salary_months, cities, skills, closed_at "
+        "SELECT content_hash, dedupe_key, salary_min, salary_months, cities, skills, closed_at "
         "FROM jobs WHERE external_id = 'board-1'"
     ).fetchone()
     assert row[0] == content_hash(posting)
     assert row[1] == dedupe_key(posting) == "示例科技|高级python工程师|beijing"
-    assert "python" in row[2].split() and "工程师" in row[2].split() and "beijing" in row[2].split()
-    assert row[2] == search_tokens("\n".join([posting.title, posting.company, "Beijing",
-                                              " ".join(posting.skills), posting.description_text]))
-    assert float(row[3]) == posting.salary.min and row[4] == 13
-    assert row[5] == ["Beijing"] and row[6] == posting.skills and row[7] is None
-    # Full-text search sees the jieba tokens through the generated tsvector.
-    hit = db.execute("SELECT count(*) FROM jobs WHERE search_tsv @@ to_tsquery('simple', '工程师')").fetchone()[0]
-    assert hit == 1
+    assert float(row[2]) == posting.salary.min and row[3] == 13
+    assert row[4] == ["Beijing"] and row[5] == posting.skills and row[6] is None
+    # Keyword terms are the terms step's job (jobpipe.store.terms), not the upsert's.
+    assert db.execute("SELECT count(*) FROM job_terms").fetchone()[0] == 0
 
 
 def test_duplicate_keys_in_one_call_keep_the_last(db):

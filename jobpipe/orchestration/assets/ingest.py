@@ -121,7 +121,7 @@ def normalized_postings(
 def curated_jobs(
     context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
 ) -> MaterializeResult:
-    """Upsert the day's normalized postings into ``jobs``; close postings the source dropped.
+    """Upsert the day's normalized postings into ``jobs``, re-tokenize what changed, close what vanished.
 
     Unchanged postings are not rewritten at all. Closing acts only on a complete listing of the
     source's latest fetch (a partial listing or a past-day backfill never closes anything), and a
@@ -129,13 +129,16 @@ def curated_jobs(
     """
     from jobpipe.normalize import load_normalized
     from jobpipe.sources import load_snapshot
-    from jobpipe.store import close_missing, upsert_jobs
+    from jobpipe.store import close_missing, sync_job_terms, upsert_jobs
 
     source_name, day = split_key(context.partition_key)
     max_share = settings.resolved()["close_guard_share"]
     with postgres.connect() as conn:
         postings = load_normalized(conn, source_name, day)
         counts = upsert_jobs(conn, postings)
+        # Keyword terms for exactly the postings whose search text changed (before closing,
+        # so the vanished ones keep theirs for include_closed searches).
+        terms = sync_job_terms(conn, source=source_name)
         snapshot = load_snapshot(conn, source_name, day)
         closing = None
         latest = conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s", (source_name,)).fetchone()
@@ -154,6 +157,7 @@ def curated_jobs(
             "updated": counts.updated,
             "unchanged": counts.unchanged,
             "reopened": getattr(counts, "reopened", 0),
+            "terms_computed": terms.computed,
             "closed": closed,
             "close_refused": refused,
         },

@@ -1,0 +1,240 @@
+"""Keyword-search terms per posting, recomputed exactly when the search text changed.
+
+PostgreSQL has no Chinese parser, so every posting's search text is segmented in Python
+(jieba, ``jobpipe.text.tokenize``) and stored as tsvectors in ``job_terms`` (sql/0009). That
+tokenizing is the costliest per-posting step after embedding, so it follows the embedding
+rules rather than the record's: a row's terms carry the ``content_hash`` they were computed
+from, and only rows whose hash differs (or that have no terms yet) are tokenized again. A
+salary, URL or date edit rewrites the ``jobs`` row and costs no tokenizing and no GIN churn.
+Until its new terms are written, a changed posting keeps serving its old ones (no gap).
+
+Large backlogs (a first load, a new source) are tokenized in worker processes while this
+process streams finished pages into the database; each page is committed on its own, so a
+crash loses at most the pages in flight and the next call resumes with what is still pending.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+
+from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_gin_indexes, restore_deferred_indexes
+from jobpipe.text.tokenize import tokenize
+
+#: Rows per page read, tokenized and written (and committed) together.
+PAGE_ROWS = 2_000
+#: Below this many pending rows tokenizing stays in this process (workers cost ~1 s to start).
+PARALLEL_MIN_ROWS = 6_000
+#: ANALYZE job_terms (search's IDF statistics) after writing more rows than this, or this share.
+ANALYZE_ROWS = 1_000
+ANALYZE_SHARE = 0.10
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class TermCounts:
+    computed: int = 0      # postings (re)tokenized and written by this call
+    workers: int = 0       # tokenizer processes used (0: this process)
+    deferred_indexes: bool = False  # a bulk load into empty job_terms built its GIN indexes afterwards
+
+    def as_metadata(self) -> dict[str, object]:
+        return {"terms_computed": self.computed, "terms_workers": self.workers}
+
+
+def search_text(title: str, company: str | None, cities: Sequence[str], skills: Sequence[str],
+                description: str | None) -> str:
+    """What full-text search indexes: title, company, cities, skills and the description.
+
+    Every input is an embedding field (``jobpipe.hashing.EMBEDDING_FIELDS``), so
+    ``content_hash`` changes whenever this text can.
+    """
+    return "\n".join([title, company or "", " ".join(cities or ()), " ".join(skills or ()), description or ""])
+
+
+_Row = tuple[int, str, str, str | None, list[str] | None, list[str] | None, str | None]
+_Terms = tuple[int, str, int, str, str]
+
+
+def tokenize_rows(rows: list[_Row]) -> list[_Terms]:
+    """(job_id, content_hash, title, company, cities, skills, description) -> terms rows.
+
+    Module-level and free of database state so worker processes can run it.
+    """
+    out = []
+    for job_id, chash, title, company, cities, skills, description in rows:
+        tokens = tokenize(search_text(title, company, cities or (), skills or (), description))
+        out.append((job_id, chash, len(tokens), " ".join(tokens), title))
+    return out
+
+
+_PENDING = """
+SELECT j.job_id, j.content_hash, j.title, j.company, j.cities, j.skills, j.description_text
+FROM jobs j LEFT JOIN job_terms t ON t.job_id = j.job_id
+WHERE (t.job_id IS NULL OR t.content_hash <> j.content_hash) AND j.job_id > %(after)s {source}
+ORDER BY j.job_id
+LIMIT %(limit)s
+"""
+
+_COUNT_PENDING = """
+SELECT count(*) FROM jobs j LEFT JOIN job_terms t ON t.job_id = j.job_id
+WHERE (t.job_id IS NULL OR t.content_hash <> j.content_hash) {source}
+"""
+
+_CREATE_STAGE = (
+    "CREATE TEMP TABLE IF NOT EXISTS job_terms_stage (job_id int8, content_hash text, search_length int4,"
+    " tokens text, title text) ON COMMIT DELETE ROWS"
+)
+
+# The join re-reads the row at write time: a posting deleted meanwhile is skipped (no FK
+# error), and `open` is whatever jobs says now. Terms computed from a content hash that has
+# changed since the read are still written with that old hash, so the next call redoes them.
+_MERGE = """
+INSERT INTO job_terms AS t (job_id, content_hash, open, search_length, search_tsv, title_tsv)
+SELECT s.job_id, s.content_hash, j.closed_at IS NULL, s.search_length,
+       to_tsvector('simple', s.tokens), to_tsvector('simple', jobpipe_title_terms(s.title))
+FROM job_terms_stage s JOIN jobs j ON j.job_id = s.job_id
+ON CONFLICT (job_id) DO UPDATE SET
+    content_hash = EXCLUDED.content_hash, open = EXCLUDED.open, search_length = EXCLUDED.search_length,
+    search_tsv = EXCLUDED.search_tsv, title_tsv = EXCLUDED.title_tsv
+WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
+"""
+
+# `open` is kept by a trigger on jobs.closed_at; this repairs the one race it cannot see
+# (a posting closed between the read and the first write of its terms).
+_REPAIR_OPEN = """
+UPDATE job_terms t SET open = (j.closed_at IS NULL)
+FROM jobs j WHERE j.job_id = t.job_id AND t.open IS DISTINCT FROM (j.closed_at IS NULL)
+"""
+
+
+def pending_terms(conn: psycopg.Connection, source: str | None = None) -> int:
+    """Postings whose keyword terms are missing or stale."""
+    where, params = _source_filter(source)
+    return conn.execute(_COUNT_PENDING.format(source=where), params).fetchone()[0]  # type: ignore[index]
+
+
+def _source_filter(source: str | None) -> tuple[str, dict[str, Any]]:
+    return ("AND j.source = %(source)s", {"source": source}) if source is not None else ("", {})
+
+
+def _pages(conn: psycopg.Connection, source: str | None, page_rows: int) -> Iterator[list[_Row]]:
+    where, params = _source_filter(source)
+    query = _PENDING.format(source=where)
+    after = 0
+    while True:
+        rows = conn.execute(query, params | {"after": after, "limit": page_rows}).fetchall()
+        if not conn.autocommit:
+            conn.commit()
+        if not rows:
+            return
+        yield rows  # type: ignore[misc]
+        after = rows[-1][0]
+
+
+def _write(conn: psycopg.Connection, terms: list[_Terms]) -> int:
+    with conn.transaction():
+        with conn.cursor() as cur:
+            cur.execute("SET LOCAL synchronous_commit = off")   # idempotent: a re-run restores a lost page
+            cur.execute(_CREATE_STAGE)
+            with cur.copy("COPY job_terms_stage FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(["int8", "text", "int4", "text", "text"])
+                for row in terms:
+                    copy.write_row(row)
+            written = cur.execute(_MERGE).rowcount
+            cur.execute("TRUNCATE job_terms_stage")
+    if not conn.autocommit:
+        conn.commit()
+    return written
+
+
+def _default_workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def sync_job_terms(
+    conn: psycopg.Connection,
+    *,
+    source: str | None = None,
+    workers: int | None = None,
+    page_rows: int = PAGE_ROWS,
+    bulk_load_rows: int = BULK_LOAD_ROWS,
+    progress: Progress | None = None,
+) -> TermCounts:
+    """Tokenize every posting (of ``source``, or all) whose terms are missing or stale.
+
+    ``workers``: tokenizer processes for a backlog of at least ``PARALLEL_MIN_ROWS`` (default:
+    the CPU count, at most 4; 0 or 1 tokenizes in this process). A first load of at least
+    ``bulk_load_rows`` into an empty ``job_terms`` builds its GIN indexes once at the end.
+    Closed postings get terms too: search can include them on request.
+    """
+    if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        conn.commit()
+    restore_deferred_indexes(conn)   # left behind by a bulk load that died half-way
+    pending = pending_terms(conn, source)
+    if not conn.autocommit:
+        conn.commit()
+    if pending == 0:
+        _repair_open(conn)
+        return TermCounts()
+    wanted = _default_workers() if workers is None else workers
+    use = wanted if wanted > 1 and pending >= PARALLEL_MIN_ROWS else 0
+    deferred = pending >= bulk_load_rows and defer_gin_indexes(conn, "job_terms")
+    computed = 0
+    try:
+        if use:
+            context = multiprocessing.get_context("spawn")   # no fork of a threaded parent (Dagster, pools)
+            with ProcessPoolExecutor(max_workers=use, mp_context=context) as pool:
+                computed = _run(conn, source, page_rows, pool, use, progress)
+        else:
+            computed = _run(conn, source, page_rows, None, 0, progress)
+    finally:
+        if deferred:
+            if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
+                conn.rollback()
+            restore_deferred_indexes(conn)
+    if computed:
+        total = conn.execute("SELECT count(*) FROM job_terms").fetchone()[0]  # type: ignore[index]
+        if computed > ANALYZE_ROWS or computed > ANALYZE_SHARE * total:
+            conn.execute("ANALYZE job_terms")
+    _repair_open(conn)
+    return TermCounts(computed, use, bool(deferred))
+
+
+def _run(conn: psycopg.Connection, source: str | None, page_rows: int, pool: Executor | None, workers: int,
+         progress: Progress | None) -> int:
+    """Read pages ahead, tokenize them (in ``pool`` if given), write them in order."""
+    computed = 0
+    inflight: deque[Future[list[_Terms]] | list[_Terms]] = deque()
+
+    def drain_one() -> None:
+        nonlocal computed
+        head = inflight.popleft()
+        terms = head.result() if isinstance(head, Future) else head
+        computed += _write(conn, terms)
+        if progress is not None:
+            progress(computed)
+
+    for page in _pages(conn, source, page_rows):
+        if pool is None:
+            inflight.append(tokenize_rows(page))
+        else:
+            inflight.append(pool.submit(tokenize_rows, page))
+        while len(inflight) > workers:   # keep every worker busy while this process writes
+            drain_one()
+    while inflight:
+        drain_one()
+    return computed
+
+
+def _repair_open(conn: psycopg.Connection) -> None:
+    conn.execute(_REPAIR_OPEN)
+    if not conn.autocommit:
+        conn.commit()

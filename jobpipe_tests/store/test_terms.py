@@ -1,0 +1,153 @@
+"""Keyword terms are computed per content hash: exactly for new or re-worded postings."""
+
+from dataclasses import replace
+
+import pytest
+
+from jobpipe.store import close_missing, pending_terms, sync_job_terms, upsert_jobs
+from jobpipe.store.terms import search_text, tokenize_rows
+from jobpipe.text.tokenize import search_tokens, tokenize
+from jobpipe_tests.store.helpers import make_posting, make_postings
+
+
+def _terms(db):
+    rows = db.execute("SELECT j.external_id, t.content_hash, t.open, t.search_length, t.xmin::text "
+                      "FROM job_terms t JOIN jobs j USING (job_id)").fetchall()
+    db.commit()
+    return {r[0]: r[1:] for r in rows}
+
+
+def _matches(db, column, query):
+    rows = db.execute(f"SELECT j.external_id FROM job_terms t JOIN jobs j USING (job_id) "
+                      f"WHERE t.{column} @@ to_tsquery('simple', %s)", (query,)).fetchall()
+    db.commit()
+    return {r[0] for r in rows}
+
+
+def test_terms_hold_the_jieba_tokens_of_the_search_text(db):
+    posting = make_posting(1, title="高级 Python 工程师", company="示例科技有限公司", cities=["Beijing"])
+    upsert_jobs(db, [posting])
+    assert pending_terms(db) == 1
+    counts = sync_job_terms(db)
+    assert counts.computed == 1 and pending_terms(db) == 0
+
+    text = search_text(posting.title, posting.company, posting.cities, posting.skills, posting.description_text)
+    tokens = tokenize(text)
+    stored = db.execute("SELECT t.content_hash, t.search_length, t.open, t.search_tsv = to_tsvector('simple', %s) "
+                        "FROM job_terms t", (search_tokens(text),)).fetchone()
+    assert stored == (posting.content_hash or stored[0], len(tokens), True, True)
+    assert _matches(db, "search_tsv", "工程师 & beijing & python") == {"board-1"}
+    # Title terms: Chinese as character bigrams, so a query word matches inside a longer title.
+    assert _matches(db, "title_tsv", "工程 <-> 程师") == {"board-1"}
+    assert _matches(db, "title_tsv", "beijing") == set()
+
+
+def test_only_postings_whose_search_text_changed_are_tokenized_again(db):
+    upsert_jobs(db, make_postings(10))
+    assert sync_job_terms(db).computed == 10
+    before = _terms(db)
+    assert sync_job_terms(db).computed == 0   # nothing changed: nothing tokenized, nothing rewritten
+    assert _terms(db) == before
+
+    postings = make_postings(10)
+    postings[2] = replace(postings[2], url="https://elsewhere.example.com/2", salary=replace(postings[2].salary, max=99999))
+    postings[4] = replace(postings[4], description_text="Now about Rust and WebAssembly.")
+    postings[6] = replace(postings[6], title="Principal Engineer 6")
+    counts = upsert_jobs(db, postings)
+    assert counts.updated == 3
+
+    assert pending_terms(db) == 2
+    assert sync_job_terms(db).computed == 2
+    after = _terms(db)
+    assert {k for k in before if after[k] != before[k]} == {"board-4", "board-6"}   # not board-2 (url/salary)
+    assert _matches(db, "search_tsv", "webassembly") == {"board-4"}
+    assert _matches(db, "title_tsv", "principal") == {"board-6"}
+
+
+def test_source_scoped_sync_leaves_other_sources_pending(db):
+    upsert_jobs(db, make_postings(3, source="a") + make_postings(4, source="b"))
+    assert sync_job_terms(db, source="a").computed == 3
+    assert pending_terms(db, "b") == 4 and pending_terms(db, "a") == 0
+    assert sync_job_terms(db).computed == 4
+
+
+def test_open_flag_follows_closing_and_reopening(db):
+    upsert_jobs(db, make_postings(10))
+    sync_job_terms(db)
+    close_missing(db, "board", [f"board-{i}" for i in range(9)], complete=True)
+    assert _terms(db)["board-9"][1] is False
+    assert all(v[1] for k, v in _terms(db).items() if k != "board-9")
+    upsert_jobs(db, make_postings(10))   # board-9 is listed again
+    assert _terms(db)["board-9"][1] is True
+    # Closed by hand (an operator's UPDATE): the trigger keeps the flag in step too.
+    db.execute("UPDATE jobs SET closed_at = now() WHERE external_id = 'board-3'")
+    db.commit()
+    assert _terms(db)["board-3"][1] is False
+
+
+def test_parallel_workers_compute_the_same_terms_as_inline(db):
+    postings = make_postings(60, source="p")
+    upsert_jobs(db, postings)
+    counts = sync_job_terms(db, workers=2, page_rows=7, bulk_load_rows=10_000)
+    assert counts.computed == 60
+    expected = {p.external_id: len(tokenize(search_text(p.title, p.company, p.cities, p.skills, p.description_text)))
+                for p in postings}
+    assert {k: v[2] for k, v in _terms(db).items()} == expected
+
+
+def test_parallel_path_is_taken_for_a_large_backlog(db, monkeypatch):
+    import jobpipe.store.terms as terms
+
+    monkeypatch.setattr(terms, "PARALLEL_MIN_ROWS", 20)
+    upsert_jobs(db, make_postings(45))
+    counts = sync_job_terms(db, workers=2, page_rows=10)
+    assert counts.workers == 2 and counts.computed == 45 and pending_terms(db) == 0
+
+
+def test_bulk_load_into_empty_terms_rebuilds_their_gin_indexes(db):
+    def gins():
+        rows = db.execute("SELECT c.relname, c.oid, pg_get_indexdef(c.oid) FROM pg_index i "
+                          "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+                          "WHERE i.indrelid = 'job_terms'::regclass AND a.amname = 'gin'").fetchall()
+        db.commit()
+        return {name: (oid, definition) for name, oid, definition in rows}
+
+    before = gins()
+    assert set(before) == {"job_terms_search_tsv", "job_terms_title_tsv"}
+    upsert_jobs(db, make_postings(30))
+    counts = sync_job_terms(db, workers=0, page_rows=8, bulk_load_rows=20)
+    assert counts.deferred_indexes and counts.computed == 30
+    after = gins()
+    assert {n: d for n, (_, d) in after.items()} == {n: d for n, (_, d) in before.items()}
+    assert all(after[n][0] != before[n][0] for n in after)   # built afresh
+    db.execute("SET LOCAL enable_seqscan = off")
+    assert len(_matches(db, "search_tsv", "posting")) == 30
+
+
+def test_a_crash_mid_sync_keeps_written_pages_and_the_next_call_finishes(db, monkeypatch):
+    import jobpipe.store.terms as terms
+
+    upsert_jobs(db, make_postings(25))
+    calls = {"n": 0}
+    real = terms.tokenize_rows
+
+    def failing(rows):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("tokenizer died")
+        return real(rows)
+
+    monkeypatch.setattr(terms, "tokenize_rows", failing)
+    with pytest.raises(RuntimeError):
+        sync_job_terms(db, workers=0, page_rows=5)
+    db.rollback()
+    assert pending_terms(db) == 15   # two pages of five were committed
+    monkeypatch.setattr(terms, "tokenize_rows", real)
+    assert sync_job_terms(db, workers=0).computed == 15 and pending_terms(db) == 0
+
+
+def test_tokenize_rows_is_pure_and_counts_tokens():
+    rows = [(7, "h", "Go 后端工程师", "Acme", ["Shenzhen"], ["Go"], "负责 Kubernetes 平台")]
+    [(job_id, chash, length, tokens, title)] = tokenize_rows(rows)
+    assert (job_id, chash, title) == (7, "h", "Go 后端工程师")
+    assert length == len(tokens.split()) and {"go", "kubernetes", "shenzhen", "acme"} <= set(tokens.split())
