@@ -117,7 +117,9 @@ def normalize_posting(
     exp_text = fields.experience_text or _excerpt(description, lower, _EXPERIENCE_HINT, radius=60, limit=2)
     experience_min, experience_max = parse_experience(exp_text)
     degree = parse_degree(fields.degree_text) or (parse_degree(_excerpt(description, lower, _DEGREE_HINT)) if description else None)
-    skills = extract_skills(f"{title}\n{description}")
+    # str.lower() maps characters one by one, except a final sigma, which looks no further than a
+    # line break: the joined lowercase halves are the lowercase of the joined text
+    skills = extract_skills(f"{title}\n{description}", lower=f"{title.lower()}\n{lower}")
     posting = NormalizedPosting(
         source=source,
         external_id=str(external_id),

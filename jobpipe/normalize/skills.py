@@ -203,7 +203,12 @@ _DOTTED_CHUNK = re.compile(r" ([^ .\-]*+[.\-][^ ]*)")
 
 
 def _word_set(lower: str) -> set[str]:
-    """``set(_WORD.findall(lower))`` plus every piece of every hyphenated word, twice as fast.
+    """``set(_WORD.findall(lower))`` plus every piece of every hyphenated word (see ``_utf8_word_set``)."""
+    return _utf8_word_set(lower.encode("utf-8", "surrogatepass"))
+
+
+def _utf8_word_set(data: bytes) -> set[str]:
+    """``_word_set`` of the text whose UTF-8 (surrogatepass) encoding is ``data``; twice as fast as the regex.
 
     The regex pays ~0.4 us per word; here one C-level bytes translate turns every non-word
     character into a space and ``str.split`` cuts the words. A chunk of plain word characters is
@@ -211,7 +216,7 @@ def _word_set(lower: str) -> set[str]:
     go through the regex, joined into one short string. Same set: a ``_WORD`` match never spans
     a non-word character, and looks at nothing outside its own characters.
     """
-    words = set(lower.encode("utf-8", "surrogatepass").translate(_WORD_BYTES).decode("ascii").split())
+    words = set(data.translate(_WORD_BYTES).decode("ascii").split())
     if words:
         dotted = _DOTTED_CHUNK.findall(" " + " ".join(words))
         if dotted:
@@ -242,13 +247,17 @@ def _index() -> tuple[dict[str, str], dict[str, list[tuple[frozenset[str], str, 
 
 
 @lru_cache(maxsize=1)
-def _key_sets() -> tuple[frozenset[str], frozenset[str], dict[str, list[str]]]:
-    """Alias keys as frozensets, so each posting costs one C-level set intersection."""
+def _key_sets() -> tuple[frozenset[str], dict[str, list[str]]]:
+    """(every word that starts an alias, strict alias lowercased -> its spellings).
+
+    One frozenset of all keys, so each posting costs one C-level set intersection (the words of a
+    posting are not hashed yet: each lookup computes a hash, so one pass instead of three).
+    """
     single, multi = _index()
     strict_lower: dict[str, list[str]] = {}
     for word in _taxonomy().strict:
         strict_lower.setdefault(word.lower(), []).append(word)
-    return frozenset(single), frozenset(multi), strict_lower
+    return frozenset(single) | frozenset(multi) | frozenset(strict_lower), strict_lower
 
 
 _STRICT_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+#")
@@ -264,20 +273,31 @@ def _strict_pattern(word: str) -> re.Pattern[str]:
     return re.compile(re.escape(word) + r"(?![A-Za-z0-9+#])")
 
 
-def extract_skills(text: str | None) -> list[str]:
+#: ``_FULLWIDTH`` in UTF-8: U+FF10-FF19, U+FF21-FF3A (EF BC ..), U+FF41-FF5A (EF BD ..). A lead byte
+#: EF never occurs inside another character's encoding, so a match is always a whole character.
+_FULLWIDTH_UTF8 = re.compile(rb"\xef(?:\xbc[\x90-\x99\xa1-\xba]|\xbd[\x81-\x9a])")
+
+
+def extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
     """Canonical skills mentioned in ``text`` (title + description), in order of first mention.
 
-    Works on the set of words first (set operations run in C), and only runs a phrase regex for
-    multi-word aliases whose words all occur: fast enough for thousands of postings a second.
+    ``lower`` is ``text.lower()`` when the caller has it already (the normalizer lowercases the
+    description for other parsers). Works on the set of words first (set operations run in C),
+    and only searches phrases for multi-word aliases whose words all occur.
     """
     if not text:
         return []
     tax = _taxonomy()
     single, multi = _index()
-    if not text.isascii() and _FULLWIDTH.search(text):
+    if lower is None:
+        lower = text.lower()
+    data = lower.encode("utf-8", "surrogatepass")
+    # fullwidth letters and digits lowercase to fullwidth ones, so the lowered text tells
+    if len(data) != len(text) and _FULLWIDTH_UTF8.search(data):
         text = unicodedata.normalize("NFKC", text)
-    lower = text.lower()
-    lowered = _word_set(lower)
+        lower = text.lower()
+        data = lower.encode("utf-8", "surrogatepass")
+    lowered = _utf8_word_set(data)
     found: dict[str, int] = {}
 
     def note(canonical: str, pos: int) -> None:
@@ -286,14 +306,18 @@ def extract_skills(text: str | None) -> list[str]:
         if canonical not in found or pos < found[canonical]:
             found[canonical] = pos
 
-    single_keys, multi_keys, strict_lower = _key_sets()
-    for w in lowered & single_keys:   # note() inlined: this loop runs for every matched word
-        canonical, pos = single[w], lower.find(w)
+    keys, strict_lower = _key_sets()
+    hits = keys.intersection(lowered)
+    for w in hits:   # note() inlined: this loop runs for every matched word
+        canonical = single.get(w)
+        if canonical is None:
+            continue
+        pos = lower.find(w)
         if pos < 0:
             pos = len(text)
         if canonical not in found or pos < found[canonical]:
             found[canonical] = pos
-    firsts = lowered & multi_keys
+    firsts = [w for w in hits if w in multi]
     if firsts:
         norm = None   # built only once some phrase has all its words in the text
         by_word = set(found)   # a skill a single word already named keeps that word's position
@@ -319,7 +343,7 @@ def extract_skills(text: str | None) -> list[str]:
                 canonical = lookup.get(m.group(1))
                 if canonical is not None:
                     note(canonical, m.start())
-    strict_hits = [w for lw in lowered.intersection(strict_lower) for w in strict_lower[lw] if w in text]
+    strict_hits = [w for lw in hits if lw in strict_lower for w in strict_lower[lw] if w in text]
     if strict_hits:
         positions = sorted(found.values())
         for word in strict_hits:

@@ -43,3 +43,24 @@ def test_extraction_keeps_symbols_phrases_and_chinese_aliases():
     skills = extract_skills("Senior engineer: C++, C#, Node.js, machine learning; 熟悉大模型。Google Cloud, go-to-market")
     assert {"C++", "C#", "Node.js", "Machine Learning", "LLM"} <= set(skills)
     assert "Go" not in skills   # neither inside "Google" nor in "go-to-market"
+
+
+_CASE_PIECES = ["Σ", "σ", "ς", "A", "a", "İ", "\u0307", ".", "'", ":", " ", "\n", "中", "Ｇｏ", "ＰＹＴＨＯＮ", "K", "\u212a",
+                "ß", "ǅ", "Python", "GO", "\u00ad", "1"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CASE_PIECES), max_size=12).map("".join),
+       st.lists(st.sampled_from(_CASE_PIECES), max_size=12).map("".join))
+def test_lowercase_of_title_and_description_joins(title, description):
+    """posting.py hands extract_skills the lowercase halves joined by a line break: it must be the
+    lowercase of the joined text (a final sigma looks no further than the line break)."""
+    text = f"{title}\n{description}"
+    lower = f"{title.lower()}\n{description.lower()}"
+    assert lower == text.lower()
+    assert extract_skills(text, lower=lower) == extract_skills(text)
+
+
+def test_fullwidth_text_is_normalized_before_matching():
+    assert {"Python", "Go"} <= set(extract_skills("熟悉ＰＹＴＨＯＮ和Ｇｏ语言"))
+    assert "Python" in extract_skills("Ｐｙｔｈｏｎ", lower="ｐｙｔｈｏｎ")
