@@ -67,12 +67,13 @@ def _one(kinds: tuple[str, ...]) -> str:
 
 
 def parse_job_type(employment_type: str | list[str] | None, title: str | None,
-                   description: str | None = None) -> str | None:
+                   description: str | None = None, *, description_lower: str | None = None) -> str | None:
     """One of ``JOB_TYPES`` or None.
 
     Title first for intern/campus (the most specific signals), then the type field (first listed
     kind; part_time when both full- and part-time are offered, see ``_one``), then the title's
     other words, then an explicit type line or phrase in the description as a last resort.
+    ``description_lower`` is ``description.lower()`` when the caller has it already.
     """
     title_text = unicodedata.normalize("NFKC", title or "")
     title_types = _type_of(title_text)
@@ -95,7 +96,12 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
                 return _one(kinds)
         # explicit wording only: "实习" or "contract" alone appear in full-time postings too
         # ("有实习经验优先", "smart contract")
-        low = description[:4000].lower()
+        if description_lower is not None and len(description_lower) == len(description):
+            # every character lowercased to one, so the prefixes line up (a sigma at the cut may
+            # differ in form, which none of the phrases contains)
+            low = description_lower[:4000]
+        else:
+            low = description[:4000].lower()
         best: tuple[int, str] | None = None
         for phrase, kind in _DESCRIPTION_KIND:
             pos = low.find(phrase)

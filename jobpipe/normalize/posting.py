@@ -67,6 +67,8 @@ def _excerpt(text: str, lower: str, hints: tuple[str, ...], radius: int = 80, li
     if lower.isascii():   # non-ASCII hint words cannot occur: skip their scans of the whole text
         hints = _ASCII_HINTS.get(hints) or hints
     for word in hints:
+        if len(starts) >= limit * 2:
+            break   # the later words could add no start
         pos = lower.find(word)
         while pos >= 0 and len(starts) < limit * 2:
             starts.append(pos)
@@ -100,7 +102,8 @@ def normalize_posting(
     if remote is None and title:
         # "[远程] Rust 工程师", "Senior Engineer (Remote)": the title is often the only place it is said
         remote = _title_remote(title)
-    language = detect_language(f"{title}\n{description}") or detect_language(location_raw)
+    # detect_language reads the first 800 characters only: no copy of the whole description
+    language = detect_language(f"{title}\n{description[:800]}") or detect_language(location_raw)
     context_currency = COUNTRY_CURRENCY.get(country or "") or ("CNY" if language == "zh" and country in (None, "CN") else None)
     salary = parse_salary(fields.salary_text, fields.salary, context_currency=context_currency)
     if salary is None and title and _TITLE_SALARY_CUE.search(title):
@@ -112,7 +115,7 @@ def normalize_posting(
         salary = _description_salary(description, context_currency, lower)
     salary = salary or Salary()
     annual_min, annual_max = annualize(salary)
-    job_type = parse_job_type(fields.employment_type, title, description)
+    job_type = parse_job_type(fields.employment_type, title, description, description_lower=lower)
     seniority = parse_seniority(fields.seniority) or parse_seniority(title)
     exp_text = fields.experience_text or _excerpt(description, lower, _EXPERIENCE_HINT, radius=60, limit=2)
     experience_min, experience_max = parse_experience(exp_text)

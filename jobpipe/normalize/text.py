@@ -55,10 +55,12 @@ def repair_mojibake(text: str) -> str:
     Only runs on text with Latin-1 letter pairs and no CJK at all; a candidate is kept only if it
     decodes cleanly and turns the suspicious characters into CJK (or plain) text.
     """
-    if not text or text.isascii() or _CJK.search(text):
+    if not text or text.isascii():
         return text
-    high = len(_LATIN1_HIGH.findall(text))
-    if high < 2:
+    # U+0080-U+00FF count, by two C-level encodes: cheaper than the CJK scan over a long text,
+    # and most non-ASCII texts (curly quotes, CJK) have fewer than two such characters
+    high = len(text.encode("latin-1", "ignore")) - len(text.encode("ascii", "ignore"))
+    if high < 2 or _CJK.search(text):
         return text
     dense = high >= 0.3 * len(text.replace(" ", ""))   # GBK read as Latin-1: nearly every char is high
     if not dense and not _MOJIBAKE_HINT.search(text):
