@@ -115,3 +115,11 @@ def test_line_start_substitutions_equal_the_plain_multiline_regexes(text):
 def test_markdown_lists_and_headings_still_cleaned():
     assert clean_text("intro\n## Requirements\n* Python\n1. SQL\n- Go") == "intro\nRequirements\n- Python\n- SQL\n- Go"
     assert clean_text("no markup here, 3-5 years # not a heading") == "no markup here, 3-5 years # not a heading"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([" ", "  ", "\t", "\f", "\v", "a", "中", "\n", " \t", "\t "]), max_size=20).map("".join))
+def test_spaces_pattern_equals_its_plain_spelling(text):
+    from jobpipe.normalize.text import _SPACES as fast
+
+    assert fast.sub(" ", text) == _SPACES.sub(" ", text)
