@@ -64,3 +64,30 @@ def test_lowercase_of_title_and_description_joins(title, description):
 def test_fullwidth_text_is_normalized_before_matching():
     assert {"Python", "Go"} <= set(extract_skills("熟悉ＰＹＴＨＯＮ和Ｇｏ语言"))
     assert "Python" in extract_skills("Ｐｙｔｈｏｎ", lower="ｐｙｔｈｏｎ")
+
+
+def _regex_cjk_matches(lower: str) -> list[tuple[int, str]]:
+    from jobpipe.normalize.skills import _matchers
+
+    cjk = _matchers()[1]
+    return [(m.start(), m.group(1)) for m in cjk.finditer(lower)]
+
+
+_CJK_PIECES = ["机器学习", "机器", "学习", "大模型", "模型", "生成式ai", "生成式", "ai", "a", "1", "数据分析", "数据", "分析",
+               "前端开发", "前端", "开发", "产品经理", "产品", "区块链", "智能合约", "合约", "的", "，", " ", "x", "go语言", "深度学习"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CJK_PIECES), max_size=15).map("".join))
+def test_cjk_automaton_finds_what_the_alias_regex_finds(text):
+    from jobpipe.normalize.skills import _cjk_matches
+
+    assert _cjk_matches(text) == _regex_cjk_matches(text)
+
+
+def test_cjk_alias_ending_in_a_latin_letter_does_not_run_into_a_word():
+    from jobpipe.normalize.skills import _cjk_matches
+
+    assert [a for _, a in _cjk_matches("熟悉生成式ai和大模型")] == ["生成式ai", "大模型"]
+    assert _cjk_matches("生成式aix 大模型") == _regex_cjk_matches("生成式aix 大模型")
+    assert "LLM" in extract_skills("熟悉大模型微调") and "Generative AI" not in extract_skills("生成式aiops")
