@@ -227,11 +227,22 @@ def clean_text(raw: str | None) -> str:
         text = _markdown_to_text(text)
     if "  " in text or "\t" in text or "\f" in text or "\v" in text:
         text = _SPACES.sub(" ", text)   # the regex only matches where one of these substrings occurs
-    # lines stripped; blank lines dropped at both ends and runs of them kept as one empty line
-    text = "\n".join([line.strip() for line in text.split("\n")])
+    # lines stripped (only when some line has blanks at an end: most texts have none by now);
+    # blank lines dropped at both ends and runs of them kept as one empty line
+    if _BLANK_AT_LINE_END.search(text) or (text and (_blank(text[0]) or _blank(text[-1]))):
+        text = "\n".join([line.strip() for line in text.split("\n")])
     while "\n\n\n" in text:
         text = text.replace("\n\n\n", "\n\n")
     return text.strip("\n")
+
+
+#: A line break with a blank (whitespace other than a line break) after or before it; starts with
+#: the literal line break, so re jumps from one to the next.
+_BLANK_AT_LINE_END = re.compile(r"\n(?:[^\S\n]|(?<=[^\S\n]\n))")
+
+
+def _blank(ch: str) -> bool:
+    return ch != "\n" and ch.isspace()
 
 
 #: C0 controls except \n and \t, and DEL: ASCII text holding none of these needs no invisible-character pass.

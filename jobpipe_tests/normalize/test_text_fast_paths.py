@@ -123,3 +123,13 @@ def test_spaces_pattern_equals_its_plain_spelling(text):
     from jobpipe.normalize.text import _SPACES as fast
 
     assert fast.sub(" ", text) == _SPACES.sub(" ", text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["\n", " ", "a", "中", "\u2003", "\t", "x y", "\n\n", " \n", "\n "]), max_size=20).map("".join))
+def test_line_strip_shortcut_equals_stripping_every_line(text):
+    from jobpipe.normalize.text import _BLANK_AT_LINE_END, _blank
+
+    stripped = "\n".join(line.strip() for line in text.split("\n"))
+    needs = bool(_BLANK_AT_LINE_END.search(text) or (text and (_blank(text[0]) or _blank(text[-1]))))
+    assert needs or stripped == text
