@@ -301,6 +301,7 @@ def _key_sets() -> tuple[frozenset[str], dict[str, list[str]]]:
     return frozenset(single) | frozenset(multi) | frozenset(strict_lower), strict_lower
 
 
+_NEXT_WORD = re.compile(r"[\s\-]+([A-Za-z]+)")
 _STRICT_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+#")
 
 
@@ -393,7 +394,7 @@ def extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
                     continue   # the lookbehind, checked by hand so the regex can scan for its literal
                 after = text[m.end():m.end() + 12]
                 if mode == "=":
-                    nxt = re.match(r"[\s\-]+([A-Za-z]+)", after)
+                    nxt = _NEXT_WORD.match(after)
                     if canonical == "Go" and nxt and nxt.group(1).lower() in _GO_VERB_NEXT:
                         continue
                     note(canonical, m.start())
@@ -405,7 +406,7 @@ def extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
                     break
     # ties (Java and JavaScript both first seen where "javascript" starts) go by name: the order the
     # set intersections visit words in depends on the process's hash seed
-    return sorted(found, key=lambda name: (found[name], name))
+    return [name for _, name in sorted([(pos, name) for name, pos in found.items()])]
 
 
 def _resolve(matched: str, lookup: dict[str, str], tax: _Taxonomy) -> str | None:
