@@ -12,6 +12,7 @@ import math
 import re
 import unicodedata
 from datetime import date, datetime, timedelta, timezone
+from functools import lru_cache
 
 _CHINA = timezone(timedelta(hours=8))
 
@@ -65,7 +66,14 @@ def parse_date(value: str | int | float | datetime | date | None, *, fetched_at:
         return _sane(datetime(value.year, value.month, value.day, tzinfo=timezone.utc))
     if isinstance(value, (int, float)):
         return _from_epoch(float(value))
-    text = unicodedata.normalize("NFKC", str(value)).strip()
+    return _parse_text(str(value), fetched)
+
+
+@lru_cache(maxsize=8192)
+def _parse_text(value: str, fetched: datetime) -> datetime | None:
+    """Cached: a source's postings share a handful of date strings ("2021-04-14", "3 days ago"),
+    and the result (an immutable datetime) depends only on the text and the fetch time."""
+    text = unicodedata.normalize("NFKC", value).strip()
     if not text:
         return None
     if re.fullmatch(r"\d{9,13}(\.\d+)?", text):
