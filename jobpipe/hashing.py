@@ -5,21 +5,25 @@ Two hashes, on purpose:
 * ``content_hash`` covers only the fields that feed the embedding text (``EMBEDDING_FIELDS``).
   A vector is stale exactly when the hash it was computed from differs from this one, so a new
   URL, a re-stamped ``posted_at`` or a salary edit never costs an embedding.
-* ``record_hash`` covers every stored field. When it is unchanged the curated row is not
-  rewritten at all (no new row version, no index churn).
+* ``record_hash`` covers every stored field: the content hash plus every other field. When it
+  is unchanged the curated row is not rewritten at all (no new row version, no index churn).
+  Building it on the content hash keeps it cheap (the long description is hashed once, by the
+  normalizer), which is what an unchanged nightly re-run spends its time on.
 
-Both are stable: canonical JSON, sorted keys, sorted lists, no fetch time.
+Both are stable: canonical forms (sorted keys and lists, one form per number and date), no
+fetch time.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict
+import operator
+from dataclasses import Field, fields
 from datetime import datetime
 from typing import Any
 
-from jobpipe.models import NormalizedPosting
+from jobpipe.models import NormalizedPosting, Salary
 
 #: Fields that feed the embedding text. Changing this list re-embeds everything on the next run.
 EMBEDDING_FIELDS: tuple[str, ...] = ("title", "company", "cities", "job_type", "remote", "skills", "description_text")
@@ -64,9 +68,52 @@ def content_hash(posting: NormalizedPosting) -> str:
     return _digest({name: getattr(posting, name) for name in EMBEDDING_FIELDS})
 
 
+#: Stored fields outside the embedding text: with the content hash they make up ``record_hash``.
+RECORD_ONLY_FIELDS: tuple[str, ...] = tuple(
+    f.name for f in fields(NormalizedPosting) if f.name not in _NOT_RECORDED and f.name not in EMBEDDING_FIELDS
+)
+
+
+_RECORD_PLAIN = tuple(f for f in fields(NormalizedPosting) if f.name in RECORD_ONLY_FIELDS and f.name != "salary")
+_SALARY_FIELDS = tuple(fields(Salary))
+
+
+def _is_text(f: Field) -> bool:
+    return str(f.type) in {"str", "str | None", "<class 'str'>", "typing.Optional[str]"}
+
+
+#: Positions (after the content hash) whose values need a canonical form: everything not typed text.
+_CANONICAL_AT = tuple(i + 1 for i, f in enumerate((*_RECORD_PLAIN, *_SALARY_FIELDS)) if not _is_text(f))
+_plain_values = operator.attrgetter(*(f.name for f in _RECORD_PLAIN))
+_salary_values = operator.attrgetter(*(f.name for f in _SALARY_FIELDS))
+
+
+def _record_value(value: Any) -> Any:
+    """A field value in one canonical, repr-stable form (numbers as float, instants as epoch)."""
+    kind = type(value)
+    if value is None or kind is float or kind is bool or kind is str:
+        return value
+    if kind is int:
+        return float(value)
+    if isinstance(value, datetime):
+        # timestamptz stores the instant: the same instant with another UTC offset is the same row.
+        return value.timestamp() if value.tzinfo is not None else value.isoformat()
+    return _CANONICAL_JSON(_canonical(value))
+
+
+def record_digest(posting: NormalizedPosting, content: str) -> str:
+    """``record_hash`` given the posting's content hash (the store passes the normalizer's)."""
+    values = [content, *_plain_values(posting), *_salary_values(posting.salary)]
+    for i in _CANONICAL_AT:
+        value = values[i]
+        if value is not None and type(value) is not float:   # the common cases need nothing
+            values[i] = _record_value(value)
+    return hashlib.sha256(repr(values).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def record_hash(posting: NormalizedPosting) -> str:
-    data = {k: v for k, v in asdict(posting).items() if k not in _NOT_RECORDED}
-    return _digest(data)
+    # Field by field rather than canonical JSON: this runs for every posting of every re-run.
+    return record_digest(posting, content_hash(posting))
 
 
 def embedding_text(posting: NormalizedPosting) -> str:

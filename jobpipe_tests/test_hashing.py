@@ -43,3 +43,16 @@ def test_embedding_text_puts_title_first_and_bounds_description():
     long = replace(BASE, description_text="x" * 10_000)
     text = embedding_text(long)
     assert text.startswith(BASE.title) and "Go" in text and len(text) < 2_000
+
+
+def test_record_hash_has_one_form_per_number_and_instant():
+    from datetime import timedelta
+
+    as_int = replace(BASE, salary=Salary(min=15000, max=25000, currency="CNY", period="month", months_per_year=14))
+    assert record_hash(as_int) == record_hash(BASE)          # 15000 == 15000.0 (e.g. after a JSON round trip)
+    shanghai = timezone(timedelta(hours=8))
+    same_instant = replace(BASE, posted_at=datetime(2026, 11, 1, 8, tzinfo=shanghai))
+    assert record_hash(same_instant) == record_hash(BASE)   # timestamptz stores the instant only
+    assert record_hash(replace(BASE, posted_at=datetime(2026, 11, 1, 9, tzinfo=shanghai))) != record_hash(BASE)
+    assert record_hash(replace(BASE, salary=replace(BASE.salary, negotiable=True))) != record_hash(BASE)
+    assert record_hash(replace(BASE, location_raw="")) != record_hash(replace(BASE, location_raw=None))

@@ -1,8 +1,9 @@
-"""Bulk loads into an empty table: build its GIN indexes once afterwards, not row by row.
+"""Bulk loads into an empty table: build its secondary indexes once afterwards, not row by row.
 
 Loading a large batch into an empty table is several times cheaper per row when the
-inverted (GIN) indexes are built once after the load than when every inserted row updates
-them. The definitions are parked in ``jobs_deferred_indexes`` in the same transaction as the
+secondary indexes (inverted GIN indexes above all, but also the b-trees) are built once
+after the load, from sorted data, than when every inserted row updates them. Unique indexes
+stay: they are what keeps a concurrent writer's duplicate out. The definitions are parked in ``jobs_deferred_indexes`` in the same transaction as the
 drop, so a load that dies half-way leaves a note the next load acts on (it rebuilds whatever
 is listed) instead of a silently index-less table.
 """
@@ -12,28 +13,26 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
-#: A load that writes at least this many rows into an empty table defers its GIN indexes.
+#: A load that writes at least this many rows into an empty table defers its secondary indexes.
 BULK_LOAD_ROWS = 20_000
 
-_GIN_INDEXES = """
+_SECONDARY_INDEXES = """
 SELECT c.relname, pg_get_indexdef(c.oid)
 FROM pg_index i
 JOIN pg_class c ON c.oid = i.indexrelid
-JOIN pg_am a ON a.oid = c.relam
-WHERE i.indrelid = %s::regclass AND a.amname = 'gin' AND NOT i.indisunique
+WHERE i.indrelid = %s::regclass AND NOT i.indisunique AND NOT i.indisprimary
 ORDER BY c.relname
 """
 
 
-def defer_gin_indexes(conn: psycopg.Connection, table: str) -> bool:
-    """Drop the GIN indexes of an empty ``table``, parking their definitions; True if done.
+def defer_secondary_indexes(conn: psycopg.Connection, table: str) -> bool:
+    """If ``table`` is empty, drop its non-unique indexes, parking their definitions; True if so.
 
     Only an empty table qualifies (checked under a lock that keeps other writers out until
     commit): a table with rows serves searches that need those indexes, and building them
     afresh would cost more than the load saves. A brief ``lock_timeout`` means a long reader
     holding the table makes the load skip the optimisation rather than queue everyone behind it.
     """
-    indexes: list[tuple[str, str]] = []
     try:
         with conn.transaction():
             conn.execute("SET LOCAL lock_timeout = '2s'")
@@ -41,7 +40,7 @@ def defer_gin_indexes(conn: psycopg.Connection, table: str) -> bool:
             empty = conn.execute(sql.SQL("SELECT NOT EXISTS (SELECT 1 FROM {})").format(sql.Identifier(table)))
             if not empty.fetchone()[0]:  # type: ignore[index]
                 return False
-            indexes = conn.execute(_GIN_INDEXES, (table,)).fetchall()
+            indexes = conn.execute(_SECONDARY_INDEXES, (table,)).fetchall()
             for name, definition in indexes:
                 conn.execute("INSERT INTO jobs_deferred_indexes (index_name, definition) VALUES (%s, %s) "
                              "ON CONFLICT (index_name) DO NOTHING", (name, definition))
@@ -51,7 +50,7 @@ def defer_gin_indexes(conn: psycopg.Connection, table: str) -> bool:
     finally:
         if not conn.autocommit:
             conn.commit()
-    return bool(indexes)
+    return True
 
 
 def restore_deferred_indexes(conn: psycopg.Connection) -> list[str]:
@@ -66,7 +65,7 @@ def restore_deferred_indexes(conn: psycopg.Connection) -> list[str]:
         rows = conn.execute("SELECT index_name, definition FROM jobs_deferred_indexes "
                             "ORDER BY index_name FOR UPDATE").fetchall()
         if rows:
-            # PostgreSQL 18 builds GIN indexes with parallel workers; give them room.
+            # PostgreSQL 18 builds b-tree and GIN indexes with parallel workers; give them room.
             conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
         for name, definition in rows:
             if conn.execute("SELECT to_regclass(%s) IS NULL", (name,)).fetchone()[0]:  # type: ignore[index]

@@ -9,6 +9,7 @@ stands in for the company: only true reposts share it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -28,6 +29,7 @@ def _fold(text: str | None) -> str:
     return unicodedata.normalize("NFKC", text or "").lower().strip()
 
 
+@functools.lru_cache(maxsize=8192)   # a feed names the same few companies over and over
 def normalize_company(company: str | None) -> str:
     name = _REGION.sub("", _fold(company))
     previous = None
@@ -44,10 +46,13 @@ def normalize_text(text: str | None) -> str:
     return _NOT_WORD.sub("", _fold(text))
 
 
+_normalize_city = functools.lru_cache(maxsize=4096)(normalize_text)
+
+
 def dedupe_key(posting: NormalizedPosting) -> str:
     company = normalize_company(posting.company)
     if not company:
         body = normalize_text(posting.description_text)
         company = "~" + hashlib.sha1(body.encode("utf-8")).hexdigest()[:12] if body else ""
-    city = normalize_text(posting.cities[0]) if posting.cities else ""
+    city = _normalize_city(posting.cities[0]) if posting.cities else ""
     return f"{company}|{normalize_text(posting.title)}|{city}"

@@ -25,7 +25,7 @@ from typing import Any
 
 import psycopg
 
-from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_gin_indexes, restore_deferred_indexes
+from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
 from jobpipe.text.tokenize import tokenize
 
 #: Rows per page read, tokenized and written (and committed) together.
@@ -186,7 +186,7 @@ def sync_job_terms(
         return TermCounts()
     wanted = _default_workers() if workers is None else workers
     use = wanted if wanted > 1 and pending >= PARALLEL_MIN_ROWS else 0
-    deferred = pending >= bulk_load_rows and defer_gin_indexes(conn, "job_terms")
+    deferred = pending >= bulk_load_rows and defer_secondary_indexes(conn, "job_terms")
     computed = 0
     try:
         if use:

@@ -14,28 +14,26 @@ upsert stays a pure record write.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, fields
-from datetime import datetime
+from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import psycopg
 
-from jobpipe.hashing import _NOT_RECORDED, _canonical, content_hash
-from jobpipe.models import NormalizedPosting, Salary
-from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_gin_indexes, restore_deferred_indexes
+from jobpipe.hashing import content_hash, record_digest
+from jobpipe.models import NormalizedPosting
+from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
 from jobpipe.store.dedupe import dedupe_key
 
 #: (column, PostgreSQL type) of what is staged, in COPY order.
 STAGED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("source", "text"), ("external_id", "text"), ("title", "text"), ("company", "text"),
     ("location_raw", "text"), ("cities", "text[]"), ("country", "text"), ("remote", "text"),
-    ("job_type", "text"), ("seniority", "text"), ("salary_min", "float8"), ("salary_max", "float8"),
+    ("job_type", "text"), ("seniority", "text"), ("salary_min", "numeric"), ("salary_max", "numeric"),
     ("salary_currency", "text"), ("salary_period", "text"), ("salary_months", "int4"),
-    ("salary_negotiable", "bool"), ("salary_annual_min", "float8"), ("salary_annual_max", "float8"),
-    ("experience_min", "float8"), ("experience_max", "float8"), ("degree", "text"), ("skills", "text[]"),
+    ("salary_negotiable", "bool"), ("salary_annual_min", "numeric"), ("salary_annual_max", "numeric"),
+    ("experience_min", "numeric"), ("experience_max", "numeric"), ("degree", "text"), ("skills", "text[]"),
     ("language", "text"), ("description_text", "text"), ("url", "text"), ("posted_at", "timestamptz"),
     ("valid_through", "timestamptz"), ("content_hash", "text"), ("record_hash", "text"),
     ("dedupe_key", "text"),
@@ -68,49 +66,26 @@ class UpsertCounts:
                 "reopened": self.reopened}
 
 
-_RECORDED = [f.name for f in fields(NormalizedPosting) if f.name not in _NOT_RECORDED]
-_SALARY = [f.name for f in fields(Salary)]
-
-
-def _canonical_value(value: Any) -> Any:
-    # The shapes a NormalizedPosting field takes, canonicalized exactly as hashing._canonical
-    # does, without its per-element recursion; anything else goes through _canonical itself.
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return int(value) if value.is_integer() else value
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, list) and all(type(item) is str for item in value):
-        return sorted(value, key=_json_string) if len(value) > 1 else list(value)
-    return _canonical(value)
-
-
-#: ``json.dumps(text, ensure_ascii=False)`` for a str, minus the per-call encoder set-up.
-_json_string = json.encoder.encode_basestring
-#: ``json.dumps(..., sort_keys=True, ensure_ascii=False, separators=(",", ":"))``, built once.
-_CANONICAL_JSON = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
-
-
 def fast_record_hash(posting: NormalizedPosting) -> str:
-    """Exactly :func:`jobpipe.hashing.record_hash`, several times faster.
+    """:func:`jobpipe.hashing.record_hash` from the posting's own ``content_hash``.
 
-    A re-run hashes every posting to find the few that changed, so this is the hot path of
-    an unchanged run; ``dataclasses.asdict``'s deep copy and the generic recursion were most
-    of its cost. A test pins the equality.
+    The normalizer sets ``content_hash``; the store trusts it (it is what the ``content_hash``
+    column stores too) instead of re-hashing the description for every posting of a re-run.
     """
-    # Most fields are str or None, which canonicalize to themselves: no call for those.
-    data = {name: value if value is None or type(value) is str else _canonical_value(value)
-            for name in _RECORDED for value in (getattr(posting, name),)}
-    salary = posting.salary
-    data["salary"] = {name: _canonical_value(getattr(salary, name)) for name in _SALARY}
-    text = _CANONICAL_JSON(data)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return record_digest(posting, posting.content_hash or content_hash(posting))
 
 
-def _float(value: Any) -> float | None:
-    # Binary COPY wants exactly a float for float8 (a Decimal or a numeric string would fail).
-    return None if value is None else float(value)
+def _numeric(value: Any) -> int | Decimal | None:
+    """A number for a binary-COPYed ``numeric`` column (which takes int or Decimal, not float).
+
+    Floats keep 15 significant digits, exactly what PostgreSQL's own float8 -> numeric cast keeps.
+    """
+    if value is None or type(value) is int:
+        return value
+    if isinstance(value, Decimal):
+        return value
+    value = float(value)
+    return int(value) if value.is_integer() else Decimal(format(value, ".15g"))
 
 
 def staged_row(posting: NormalizedPosting, record: str | None = None) -> tuple[Any, ...]:
@@ -119,10 +94,10 @@ def staged_row(posting: NormalizedPosting, record: str | None = None) -> tuple[A
     return (
         posting.source, posting.external_id, posting.title, posting.company, posting.location_raw,
         list(posting.cities), posting.country, posting.remote, posting.job_type, posting.seniority,
-        _float(s.min), _float(s.max), s.currency, s.period,
+        _numeric(s.min), _numeric(s.max), s.currency, s.period,
         None if s.months_per_year is None else int(s.months_per_year), bool(s.negotiable),
-        _float(posting.salary_annual_min), _float(posting.salary_annual_max),
-        _float(posting.experience_min), _float(posting.experience_max),
+        _numeric(posting.salary_annual_min), _numeric(posting.salary_annual_max),
+        _numeric(posting.experience_min), _numeric(posting.experience_max),
         posting.degree, list(posting.skills), posting.language, posting.description_text or "", posting.url,
         posting.posted_at, posting.valid_through,
         posting.content_hash or content_hash(posting), record or fast_record_hash(posting),
@@ -155,29 +130,62 @@ def _latest_per_key(postings: list[NormalizedPosting]) -> list[NormalizedPosting
     return list(by_key.values())
 
 
-_STORED_STATE = """
-SELECT j.source, j.external_id, j.record_hash, j.closed_at IS NOT NULL
-FROM unnest(%s::text[], %s::text[]) AS k(source, external_id)
-JOIN jobs j ON j.source = k.source AND j.external_id = k.external_id
+# The keys of a call and their record hashes go into a temporary table by binary COPY (the
+# cheapest way in for 100k keys); the planner sees its size, so a large call hash-joins one
+# scan of ``jobs`` while a small one probes the unique index key by key.
+_CREATE_KEYS = ("CREATE TEMP TABLE IF NOT EXISTS jobs_keys (i int4, source text, external_id text, record_hash text) "
+                "ON COMMIT DELETE ROWS")
+_CHANGED = """
+SELECT k.i FROM jobs_keys k
+LEFT JOIN jobs j ON j.source = k.source AND j.external_id = k.external_id
+WHERE j.job_id IS NULL OR j.record_hash <> k.record_hash OR j.closed_at IS NOT NULL
+ORDER BY k.i
 """
 
 
-def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str]]:
+def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str | None]]:
     """The postings whose row is missing, differs, or is closed -- with their record hash.
 
-    Unchanged postings are dropped here, before the expensive part (staging, COPY, merge):
-    a re-run of an unchanged source costs one hash per posting and one lookup per batch.
-    The merge's own ``WHERE`` still guards correctness if a row changes in between.
+    Unchanged postings are dropped here, before the expensive part (staging, COPY, merge),
+    by one join that compares hashes in the database and returns only what differs: a
+    re-run of an unchanged source costs one cheap hash per posting and one join. The merge's
+    own ``WHERE`` still guards correctness if a row changes in between.
     """
-    stored = {(src, ext): (rec, closed) for src, ext, rec, closed in conn.execute(
-        _STORED_STATE, ([p.source for p in postings], [p.external_id for p in postings]))}
-    out = []
-    for posting in postings:
-        record = fast_record_hash(posting)
-        state = stored.get((posting.source, posting.external_id))
-        if state is None or state[0] != record or state[1]:
-            out.append((posting, record))
-    return out
+    records = [fast_record_hash(p) for p in postings]
+    with conn.transaction():
+        with conn.cursor() as cur:
+            cur.execute(_CREATE_KEYS)
+            with cur.copy("COPY jobs_keys FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(["int4", "text", "text", "text"])
+                for i, (posting, record) in enumerate(zip(postings, records)):
+                    copy.write_row((i, posting.source, posting.external_id, record))
+            changed = [i for (i,) in cur.execute(_CHANGED)]
+    return [(postings[i], records[i]) for i in changed]
+
+
+def _copy_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_len: int) -> UpsertCounts:
+    """First load into an empty table: COPY straight into ``jobs`` (every row is new).
+
+    No staging and no conflict checks: PostgreSQL inserts COPY rows in multi-row batches.
+    Should another writer have inserted one of these keys meanwhile, the unique key refuses
+    the COPY and the batch goes through the merge instead.
+    """
+    try:
+        with conn.transaction():
+            with conn.cursor() as cur:
+                cur.execute("SET LOCAL synchronous_commit = off")
+                with cur.copy(f"COPY jobs ({', '.join(_NAMES)}) FROM STDIN (FORMAT BINARY)") as copy:
+                    copy.set_types([kind for _, kind in STAGED_COLUMNS])
+                    for row in rows:
+                        copy.write_row(row)
+                inserted = cur.rowcount
+    except psycopg.errors.UniqueViolation:
+        if not conn.autocommit:
+            conn.rollback()
+        return _write_batch(conn, rows, batch_len)
+    if not conn.autocommit:
+        conn.commit()
+    return UpsertCounts(inserted=inserted, unchanged=batch_len - len(rows))
 
 
 def _write_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_len: int) -> UpsertCounts:
@@ -213,32 +221,37 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     large change so the planner sees the new data before search and the embedding sync query it.
 
     The first large load into an empty table (``bulk_load_rows`` rows to write or more) drops
-    the table's GIN indexes for its duration and builds them again at the end: readers still
+    the table's secondary indexes for its duration and builds them again at the end: readers still
     get correct (index-less, slower) answers meanwhile, and the load costs markedly less
-    database CPU per row than updating the inverted indexes (cities, skills) row by row.
+    database CPU per row than updating every index row by row.
     """
     if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         conn.commit()
     postings = _latest_per_key(postings)
-    batches = [postings[start:start + batch_size] for start in range(0, len(postings), batch_size)]
     # Which postings need writing is decided up front (reads only; the merge's WHERE still
     # guards against rows changing meanwhile). Then preparing batch k+1 (Python: hashes,
     # dedupe keys) overlaps with the database merging batch k in a writer thread: the two
     # use different cores, and the connection is only ever used by one thread at a time.
     restore_deferred_indexes(conn)  # left behind by a bulk load that died half-way
-    todos = [_needs_writing(conn, batch) for batch in batches]
+    empty = len(postings) >= bulk_load_rows and not conn.execute("SELECT EXISTS (SELECT 1 FROM jobs)").fetchone()[0]  # type: ignore[index]
+    # Into an empty table everything is new: no hashes to compare (staged_row computes them).
+    todo = [(p, None) for p in postings] if empty else _needs_writing(conn, postings)
     if not conn.autocommit:
         conn.commit()
-    deferred = sum(map(len, todos)) >= bulk_load_rows and defer_gin_indexes(conn, "jobs")
-    counts = UpsertCounts()
+    todos = [todo[start:start + batch_size] for start in range(0, len(todo), batch_size)]
+    unchanged = len(postings) - len(todo)
+    # A first load into an empty table: secondary indexes built once at the end, rows COPYed straight in.
+    deferred = len(todo) >= bulk_load_rows and defer_secondary_indexes(conn, "jobs")
+    write = _copy_batch if deferred else _write_batch
+    counts = UpsertCounts(unchanged=unchanged)
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-upsert") as writer:
             pending: Future[UpsertCounts] | None = None
-            for batch, todo in zip(batches, todos):
-                rows = [staged_row(p, record) for p, record in todo]
+            for part in todos:
+                rows = [staged_row(p, record) for p, record in part]
                 if pending is not None:
                     counts += pending.result()
-                pending = writer.submit(_write_batch, conn, rows, len(batch))
+                pending = writer.submit(write, conn, rows, len(rows))
             if pending is not None:
                 counts += pending.result()
     except BaseException:

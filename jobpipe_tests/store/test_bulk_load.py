@@ -1,4 +1,4 @@
-"""The first large load into an empty table builds its GIN indexes once, after the rows."""
+"""The first large load into an empty table builds its secondary indexes once, after the rows."""
 
 import pytest
 
@@ -15,10 +15,9 @@ def _indexes(db):
     return {name: (oid, definition) for name, oid, definition in rows}
 
 
-def _gin_names(db):
+def _secondary_names(db):
     return {r[0] for r in db.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-                                     "JOIN pg_am a ON a.oid = c.relam "
-                                     "WHERE i.indrelid = 'jobs'::regclass AND a.amname = 'gin'")}
+                                     "WHERE i.indrelid = 'jobs'::regclass AND NOT i.indisunique")}
 
 
 def _matches(db, where, *, index_only):
@@ -28,10 +27,10 @@ def _matches(db, where, *, index_only):
     return ids
 
 
-def test_bulk_load_rebuilds_identical_gin_indexes_that_find_every_row(db):
+def test_bulk_load_rebuilds_identical_secondary_indexes_that_find_every_row(db):
     before = _indexes(db)
-    gins = _gin_names(db)
-    assert {"jobs_cities", "jobs_skills"} <= gins
+    secondary = _secondary_names(db)
+    assert {"jobs_cities", "jobs_skills", "jobs_dedupe_key", "jobs_open_posted_at"} <= secondary
 
     counts = upsert_jobs(db, make_postings(40), batch_size=10, bulk_load_rows=30)
     assert (counts.inserted, counts.updated, counts.unchanged) == (40, 0, 0)
@@ -39,9 +38,10 @@ def test_bulk_load_rebuilds_identical_gin_indexes_that_find_every_row(db):
     after = _indexes(db)
     assert {n: d for n, (_, d) in after.items()} == {n: d for n, (_, d) in before.items()}
     rebuilt = {n for n in after if after[n][0] != before[n][0]}
-    assert rebuilt == gins  # the GIN indexes were built afresh, the b-trees were kept
+    assert rebuilt == secondary  # built afresh; the primary key and the unique (source, external_id) were kept
     assert db.execute("SELECT count(*) FROM jobs_deferred_indexes").fetchone()[0] == 0
-    for where in ("skills @> '{pytorch}'", "cities @> '{Beijing}'"):
+    for where in ("skills @> '{pytorch}'", "cities @> '{Beijing}'", "dedupe_key LIKE 'company%'",
+                  "closed_at IS NULL AND job_type = 'full_time'"):
         found = _matches(db, where, index_only=True)
         assert found and found == _matches(db, where, index_only=False)
 
@@ -78,3 +78,30 @@ def test_index_left_dropped_by_a_dead_load_is_rebuilt_by_the_next_upsert(db):
     assert _indexes(db)["jobs_skills"][1] == definition
     assert db.execute("SELECT count(*) FROM jobs_deferred_indexes").fetchone()[0] == 0
     assert restore_deferred_indexes(db) == []  # nothing left to do
+
+
+def test_first_load_copy_falls_back_to_the_merge_when_another_writer_got_there_first(db):
+    from jobpipe.store.upsert import _copy_batch, fast_record_hash, staged_row
+
+    upsert_jobs(db, make_postings(2))   # rows a concurrent writer inserted after the emptiness check
+    postings = make_postings(5)
+    postings[1] = make_posting(1, title="Changed 1")
+    rows = [staged_row(p, fast_record_hash(p)) for p in postings]
+    counts = _copy_batch(db, rows, len(rows))
+    assert (counts.inserted, counts.updated, counts.unchanged) == (3, 1, 1)
+    assert db.execute("SELECT count(*) FROM jobs").fetchone()[0] == 5
+    assert db.execute("SELECT title FROM jobs WHERE external_id = 'board-1'").fetchone()[0] == "Changed 1"
+
+
+def test_bulk_load_counts_come_from_the_database_and_numbers_survive_exactly(db):
+    from jobpipe.models import Salary
+
+    postings = make_postings(30)
+    postings[0] = make_posting(0, salary=Salary(min=12000.5, max=0.1 + 0.2, months_per_year=14), experience_min=2.5)
+    counts = upsert_jobs(db, postings, batch_size=7, bulk_load_rows=10)
+    assert (counts.inserted, counts.updated, counts.unchanged) == (30, 0, 0)
+    row = db.execute("SELECT salary_min::text, salary_max::text, salary_months, experience_min::text "
+                     "FROM jobs WHERE external_id = 'board-0'").fetchone()
+    assert row == ("12000.5", "0.3", 14, "2.5")
+    again = upsert_jobs(db, postings, batch_size=7, bulk_load_rows=10)
+    assert (again.inserted, again.updated, again.unchanged) == (0, 0, 30)
