@@ -17,11 +17,30 @@ _CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6,
 
 _NONE_RE = guarded(re.compile(r"经验不限|經驗不限|不限经验|无经验|無經驗|无需经验|^\s*不限\s*$|no experience (required|necessary)", re.I))
 _GRAD_RE = guarded(re.compile(r"应届|應屆|在校|毕业生|new grad|fresh graduate", re.I))
-_RANGE_RE = guarded(re.compile(_NUM + r"\s*(?:-|~|～|—|–|至|到|to)\s*" + _NUM + r"\s*(?:\+\s*)?(?:年|years?|yrs?)", re.I))
-_MIN_RE = guarded(re.compile(_NUM + r"\s*(?:\+|年以上|年及以上|年或以上|年\s*以上|\s*years?\s*\+|\+\s*years?|years? or more|or more years|years?|yrs?|年)", re.I))
+#: ``_NUM`` spelled to start with one character class of uncased characters, so that re, even
+#: under IGNORECASE, jumps to the next digit or numeral instead of trying every position (a
+#: guard lookahead in front would stop that). A numeral stops after its one character; a digit
+#: goes on with ``\d*(?:\.\d+)?``, backtracking through the same lengths in the same order.
+_NUM_FIRST = r"([\d一两二三四五六七八九十](?:(?<=\d)\d*(?:\.\d+)?)?)"
+_RANGE_TAIL = r"\s*(?:-|~|～|—|–|至|到|to)\s*" + _NUM + r"\s*(?:\+\s*)?(?:年|years?|yrs?)"
+_MIN_TAIL = r"\s*(?:\+|年以上|年及以上|年或以上|年\s*以上|\s*years?\s*\+|\+\s*years?|years? or more|or more years|years?|yrs?|年)"
+_RANGE_RE = re.compile(_NUM_FIRST + _RANGE_TAIL, re.I)
+_MIN_RE = re.compile(_NUM_FIRST + _MIN_TAIL, re.I)
 _BELOW_RE = guarded(re.compile(_NUM + r"\s*年以下|less than\s*" + _NUM + r"\s*years?", re.I))
 _ANY_NUMBER = re.compile(r"[\d一两二三四五六七八九十]")
 _CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|工作|work|从业|開發|开发", re.I))
+
+#: Substrings every match of ``_NONE_RE`` / ``_GRAD_RE`` contains (Latin ones lowercased): a text
+#: holding none cannot match, and ``in`` rejects it far faster than the case-insensitive scan.
+_NONE_CUES = ("不限", "无经验", "無經驗", "无需经验", "no experience")
+_GRAD_CUES = ("应届", "應屆", "在校", "毕业生", "new grad", "fresh graduate")
+
+
+def _has_cue(t: str, low: str, cues: tuple[str, ...]) -> bool:
+    for cue in cues:
+        if cue in low:
+            return True
+    return not low.isascii() and ("ſ" in t or "ı" in t or "İ" in t)
 
 
 #: Fullwidth ASCII and the ideographic space, as NFKC maps them. Chinese requirement text is full
@@ -64,10 +83,12 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
     t = str(text)
     if not t.isascii():
         t = _nfkc(t)
-    if _NONE_RE.search(t):
+    low = t.lower()
+    if _has_cue(t, low, _NONE_CUES) and _NONE_RE.search(t):
         return 0.0, None
+    grad = _has_cue(t, low, _GRAD_CUES) and _GRAD_RE.search(t) is not None
     if not _ANY_NUMBER.search(t):
-        return (0.0, 0.0) if _GRAD_RE.search(t) else (None, None)
+        return (0.0, 0.0) if grad else (None, None)
     short = len(t) <= 20
     for m in _RANGE_RE.finditer(t):
         if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + 30]):
@@ -83,7 +104,7 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
             lo = _n(m.group(1))
             if 0 <= lo <= 40:
                 return lo, None
-    if _GRAD_RE.search(t):
+    if grad:
         return 0.0, 0.0
     return None, None
 

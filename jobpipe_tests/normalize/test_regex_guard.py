@@ -21,7 +21,7 @@ _TRICKY = [
     re.compile(r"a*"),                                                           # matches empty: left unguarded
 ]
 _MODULE_PATTERNS = [p for _, p in experience._DEGREE_RES] + [
-    experience._NONE_RE, experience._GRAD_RE, experience._RANGE_RE, experience._MIN_RE, experience._BELOW_RE,
+    experience._NONE_RE, experience._GRAD_RE, experience._BELOW_RE,
     experience._CONTEXT_RE, experience._DEGREE_CONTEXT, job_type._TYPE_LINE, job_type._ANY_TYPE,
     job_type._ANY_SENIORITY, job_type._CONTRACT, posting._TITLE_SALARY_CUE,
 ]
@@ -68,3 +68,27 @@ def test_skill_word_pattern_matches_its_plain_spelling(text):
     from jobpipe.normalize.skills import _WORD
     plain = re.compile(r"\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*")
     assert _WORD.findall(text) == plain.findall(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS + ["12", "3.5", "1.", ".5", "三", "十", "5-8", "3~5年", "10+ years", "2 to 4 yrs",
+                                            "five", "年以上", "或以上", "or more", "٣"]), max_size=20).map("".join))
+def test_experience_number_patterns_equal_their_plain_spelling(text):
+    """experience._RANGE_RE / _MIN_RE start with one character class (so re skips ahead even under
+    IGNORECASE); they must match exactly what the plain ``_NUM`` spelling matches."""
+    plain_range = re.compile(experience._NUM + experience._RANGE_TAIL, re.I)
+    plain_min = re.compile(experience._NUM + experience._MIN_TAIL, re.I)
+    assert _result(experience._RANGE_RE, text) == _result(plain_range, text)
+    assert _result(experience._MIN_RE, text) == _result(plain_min, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TOKENS + ["No Experience required", "NO EXPERIENCE necessary", "new grads", "New Grad",
+                                            "Fresh Graduate", "经验不限", "无需经验", "在校生", "ı", "İ", "ſ", "Freſh graduate",
+                                            "no experıence required", "不限"]), max_size=12).map("".join))
+def test_experience_cue_prefilter_never_hides_a_match(text):
+    low = text.lower()
+    if experience._NONE_RE.search(text):
+        assert experience._has_cue(text, low, experience._NONE_CUES)
+    if experience._GRAD_RE.search(text):
+        assert experience._has_cue(text, low, experience._GRAD_CUES)
