@@ -269,10 +269,12 @@ def detect_language(text: str | None) -> str | None:
     # Count by UTF-8 bytes (C-level byte counts, no per-character regex): every ASCII letter is one
     # byte, and a CJK character's lead byte is E4-E9 or E3 followed by 90-BF (U+3400-U+3FFF).
     data = sample.encode("utf-8", "surrogatepass")
-    if any(lead in data for lead in _KANA_HANGUL_UTF8):
+    n = len(data)
+    if (b"\xe3\x81" in data or b"\xe3\x82" in data or b"\xe3\x83" in data
+            or len(data.translate(None, _HANGUL_LEADS_UTF8)) != n):
         return _language_by_runs(sample)   # kana or hangul present: count them the exact way
-    latin = len(data) - len(data.translate(None, _ASCII_LETTERS))
-    cjk = sum(data.count(lead) for lead in _CJK_LEADS_UTF8)
+    latin = n - len(data.translate(None, _ASCII_LETTERS))
+    cjk = n - len(data.translate(None, _CJK_LEADS_UTF8))   # one pass deleting the lead bytes
     if b"\xe3" in data:
         cjk += len(_CJK_EXT_A_UTF8.findall(data))
     return _language_from_counts(latin, cjk, 0, 0)
@@ -280,10 +282,11 @@ def detect_language(text: str | None) -> str | None:
 
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
 _ASCII_LETTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_CJK_LEADS_UTF8 = (b"\xe4", b"\xe5", b"\xe6", b"\xe7", b"\xe8", b"\xe9")   # U+4000-U+9FFF
+_CJK_LEADS_UTF8 = b"\xe4\xe5\xe6\xe7\xe8\xe9"   # U+4000-U+9FFF
 _CJK_EXT_A_UTF8 = re.compile(rb"\xe3[\x90-\xbf]")                            # U+3400-U+3FFF
-#: Kana (U+3040-U+30FF: E3 81-83) and hangul (U+AC00-U+D7AF: leads EA-ED, which also cover nearby blocks).
-_KANA_HANGUL_UTF8 = (b"\xe3\x81", b"\xe3\x82", b"\xe3\x83", b"\xea", b"\xeb", b"\xec", b"\xed")
+#: Kana is U+3040-U+30FF (E3 81-83 ..); hangul U+AC00-U+D7AF has the leads EA-ED (which also cover
+#: nearby blocks: any of them sends the sample to the exact count).
+_HANGUL_LEADS_UTF8 = b"\xea\xeb\xec\xed"
 
 
 def _language_by_runs(sample: str) -> str | None:
