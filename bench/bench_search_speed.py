@@ -2,6 +2,9 @@
 
     python bench/bench_search_speed.py [--rows 100000] [--reuse] [--queries 200]
 
+Hybrid queries run their two legs side by side on two connections, as the service does when
+its pool has a spare connection; one scenario runs them in turn for comparison.
+
 Postings are synthetic but realistic where it matters for speed: their search tokens are
 real token streams (the eval corpus's, reshuffled and mixed, when ../shared/data is present),
 so lexeme frequencies and tsvector sizes look like production; vectors are clustered random
@@ -29,6 +32,7 @@ from jobpipe.db import connect, migrate, with_database
 from jobpipe.db.connection import database_url
 from jobpipe.search import SearchFilters, search
 from jobpipe.search.vector import QueryVectorCache, embed_query
+from jobpipe.store.terms import FILTER_COLUMNS
 from jobpipe.text.tokenize import search_tokens
 
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "eval"
@@ -106,11 +110,13 @@ def build(url: str, rows: int) -> None:
         with conn.cursor() as cur, cur.copy("COPY terms_stage FROM STDIN") as copy:
             for row in terms:
                 copy.write_row(row)
+        filters = ", ".join(FILTER_COLUMNS)
         conn.execute(
-            "INSERT INTO job_terms (job_id, content_hash, open, search_length, search_tsv, title_tsv) "
-            "SELECT j.job_id, j.content_hash, true, cardinality(string_to_array(s.tokens, ' ')), "
-            "to_tsvector('simple', s.tokens), to_tsvector('simple', jobpipe_title_terms(s.title)) "
-            "FROM terms_stage s JOIN jobs j ON j.source = 'synthetic' AND j.external_id = s.external_id"
+            f"INSERT INTO job_terms (job_id, content_hash, search_length, search_tsv, title_tsv, {filters}) "
+            "SELECT j.job_id, j.content_hash, cardinality(string_to_array(s.tokens, ' ')), "
+            "to_tsvector('simple', s.tokens), to_tsvector('simple', jobpipe_title_terms(s.title)), "
+            + ", ".join(f"j.{c}" for c in FILTER_COLUMNS)
+            + " FROM terms_stage s JOIN jobs j ON j.source = 'synthetic' AND j.external_id = s.external_id"
         )
         conn.commit()
         print(f"  jobs copied in {time.perf_counter() - start:.1f} s", flush=True)
@@ -183,13 +189,17 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def latency_run(url, queries, embedder, mode, filters) -> tuple[list[float], dict[str, float], dict[str, int]]:
+def latency_run(url, queries, embedder, mode, filters, *, side_by_side: bool = True,
+                ) -> tuple[list[float], dict[str, float], dict[str, int]]:
+    """Per-query server time; hybrid runs its legs side by side on two connections (as the
+    service does when its pool has a spare) unless ``side_by_side`` is False."""
     server, stages, plans = [], {}, {}
-    with connect(url, autocommit=True) as conn:
+    with connect(url, autocommit=True) as conn, connect(url, autocommit=True) as second:
+        spare = second if side_by_side else None
         for q in queries[:5]:
-            search(conn, q, filters, embedder=embedder, mode=mode)   # warm caches and connection
+            search(conn, q, filters, embedder=embedder, mode=mode, keyword_conn=spare)   # warm caches and connection
         for q in queries:
-            r = search(conn, q, filters, embedder=embedder, mode=mode, debug=True)
+            r = search(conn, q, filters, embedder=embedder, mode=mode, debug=True, keyword_conn=spare)
             server.append(r.timings_ms["total"] - r.timings_ms.get("embed", 0.0))
             for k, v in r.timings_ms.items():
                 stages.setdefault(k, []).append(v)
@@ -204,11 +214,11 @@ def throughput(url, queries, embedder, clients: int, seconds: float) -> tuple[fl
     stop = time.perf_counter() + seconds
 
     def worker(offset: int) -> None:
-        with connect(url, autocommit=True) as conn:
+        with connect(url, autocommit=True) as conn, connect(url, autocommit=True) as second:
             i = offset
             while time.perf_counter() < stop:
                 t = time.perf_counter()
-                search(conn, queries[i % len(queries)], embedder=embedder)
+                search(conn, queries[i % len(queries)], embedder=embedder, keyword_conn=second)
                 with lock:
                     done.append((time.perf_counter() - t) * 1000)
                 i += clients
@@ -266,6 +276,7 @@ def main() -> int:
     print(f"{'scenario':<40}{'p50':>8}{'p90':>8}{'p99':>8}   median per stage / vector plans")
     scenarios = [
         ("hybrid, no filter", "hybrid", SearchFilters()),
+        ("hybrid, no filter, legs in turn", "hybrid-in-turn", SearchFilters()),
         ("vector only, no filter", "vector", SearchFilters()),
         ("keyword only, no filter", "keyword", SearchFilters()),
         ("hybrid, city=Beijing (~20%)", "hybrid", SearchFilters(city="北京")),
@@ -276,7 +287,8 @@ def main() -> int:
         ("hybrid, posted_within_days=30", "hybrid", SearchFilters(posted_within_days=30)),
     ]
     for name, mode, filters in scenarios:
-        server, stages, plans = latency_run(url, queries, embedder, mode, filters)
+        server, stages, plans = latency_run(url, queries, embedder, mode.split("-")[0], filters,
+                                            side_by_side=not mode.endswith("in-turn"))
         stage_text = " ".join(f"{k}={v:.1f}" for k, v in stages.items() if k not in ("total", "embed"))
         print(f"{name:<40}{pct(server, 50):>8.1f}{pct(server, 90):>8.1f}{pct(server, 99):>8.1f}   {stage_text} {plans}")
     for clients in (1, args.clients):

@@ -148,8 +148,8 @@ _NAIVE_UPSERT = (f"INSERT INTO jobs ({', '.join(_NAMES)}) VALUES ({', '.join(['%
 
 
 _NAIVE_TERMS = (
-    "INSERT INTO job_terms (job_id, content_hash, open, search_length, search_tsv, title_tsv) "
-    "VALUES (%s, %s, true, %s, to_tsvector('simple', %s), to_tsvector('simple', jobpipe_title_terms(%s))) "
+    "INSERT INTO job_terms (job_id, content_hash, search_length, search_tsv, title_tsv) "
+    "VALUES (%s, %s, %s, to_tsvector('simple', %s), to_tsvector('simple', jobpipe_title_terms(%s))) "
     "ON CONFLICT (job_id) DO UPDATE SET content_hash = EXCLUDED.content_hash, search_length = EXCLUDED.search_length, "
     "search_tsv = EXCLUDED.search_tsv, title_tsv = EXCLUDED.title_tsv"
 )

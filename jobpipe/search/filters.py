@@ -1,5 +1,8 @@
 """Search filters -> one SQL condition on ``jobs j``, shared by the vector and keyword legs.
 
+The keyword leg applies it to ``job_terms`` (alias ``j`` too), which carries copies of every
+column used here (``jobpipe.store.terms.FILTER_COLUMNS``, kept equal by a trigger).
+
 Both legs filter inside SQL (never after retrieval), so a selective filter cannot empty a
 result list that had matches further down. Values are always bound parameters.
 """
@@ -36,7 +39,6 @@ class FilterSQL:
     selective: bool
     resolved: dict[str, Any] = field(default_factory=dict)   # what the filters resolved to (for debug)
     conditions: int = 0    # filter conditions besides open/closed (the keyword leg's plan choice)
-    open_only: bool = True  # closed postings excluded (the only condition when ``conditions == 0``)
 
 
 def build_filter_sql(filters: SearchFilters) -> FilterSQL:
@@ -119,8 +121,7 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
 
     selective = bool(params) or filters.remote is not None
     conditions = len(clauses) - (0 if filters.include_closed else 1)
-    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions,
-                     not filters.include_closed)
+    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions)
 
 
 def _escape_like(text: str) -> str:

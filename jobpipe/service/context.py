@@ -10,12 +10,13 @@ import logging
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
+from psycopg_pool import PoolTimeout
 
 from jobpipe.search.types import SearchFilters
 from jobpipe.service import queries
@@ -110,6 +111,23 @@ class ServiceContext:
         with self._pool.connection() as conn:
             yield conn
 
+    @contextmanager
+    def spare_connection(self) -> Iterator[psycopg.Connection | None]:
+        """A second pooled connection if one is free right now, else None (never waits).
+
+        Hybrid search runs its two legs side by side when it gets one; under load, when every
+        connection is busy, it runs them in turn rather than queueing for a second.
+        """
+        pool = self._pool
+        with ExitStack() as stack:
+            conn = None
+            if pool is not None:
+                try:
+                    conn = stack.enter_context(pool.connection(timeout=0.001))
+                except PoolTimeout:
+                    conn = None
+            yield conn
+
     def close(self) -> None:
         with self._pool_lock:
             if self._pool is not None:
@@ -122,8 +140,8 @@ class ServiceContext:
 
         started = time.perf_counter()
         embedder = self.embedder
-        with self.connection() as conn:
-            response = search(conn, query, filters, top_k=top_k, embedder=embedder, debug=debug)
+        with self.connection() as conn, self.spare_connection() as spare:
+            response = search(conn, query, filters, top_k=top_k, embedder=embedder, debug=debug, keyword_conn=spare)
         results = []
         for r in response.results:
             item = _summary({

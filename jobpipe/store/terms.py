@@ -93,25 +93,35 @@ _CREATE_STAGE = (
     " tokens text, title text) ON COMMIT DELETE ROWS"
 )
 
+#: The jobs columns search filters on, copied into job_terms (sql/0009; a trigger keeps them equal).
+FILTER_COLUMNS = ("closed_at", "cities", "skills", "job_type", "remote", "posted_at", "salary_currency",
+                  "salary_annual_max", "location_raw")
+_FILTERS = ", ".join(FILTER_COLUMNS)
+
 # The join re-reads the row at write time: a posting deleted meanwhile is skipped (no FK
-# error), and `open` is whatever jobs says now. Terms computed from a content hash that has
-# changed since the read are still written with that old hash, so the next call redoes them.
-_MERGE = """
-INSERT INTO job_terms AS t (job_id, content_hash, open, search_length, search_tsv, title_tsv)
-SELECT s.job_id, s.content_hash, j.closed_at IS NULL, s.search_length,
-       to_tsvector('simple', s.tokens), to_tsvector('simple', jobpipe_title_terms(s.title))
+# error), and the filter columns are whatever jobs holds now. Terms computed from a content
+# hash that has changed since the read are still written with that old hash, so the next
+# call redoes them.
+_MERGE = f"""
+INSERT INTO job_terms AS t (job_id, content_hash, search_length, search_tsv, title_tsv, {_FILTERS})
+SELECT s.job_id, s.content_hash, s.search_length,
+       to_tsvector('simple', s.tokens), to_tsvector('simple', jobpipe_title_terms(s.title)),
+       {", ".join("j." + c for c in FILTER_COLUMNS)}
 FROM job_terms_stage s JOIN jobs j ON j.job_id = s.job_id
 ON CONFLICT (job_id) DO UPDATE SET
-    content_hash = EXCLUDED.content_hash, open = EXCLUDED.open, search_length = EXCLUDED.search_length,
-    search_tsv = EXCLUDED.search_tsv, title_tsv = EXCLUDED.title_tsv
+    content_hash = EXCLUDED.content_hash, search_length = EXCLUDED.search_length,
+    search_tsv = EXCLUDED.search_tsv, title_tsv = EXCLUDED.title_tsv,
+    {", ".join(f"{c} = EXCLUDED.{c}" for c in FILTER_COLUMNS)}
 WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 """
 
-# `open` is kept by a trigger on jobs.closed_at; this repairs the one race it cannot see
-# (a posting closed between the read and the first write of its terms).
-_REPAIR_OPEN = """
-UPDATE job_terms t SET open = (j.closed_at IS NULL)
-FROM jobs j WHERE j.job_id = t.job_id AND t.open IS DISTINCT FROM (j.closed_at IS NULL)
+# The trigger keeps the copies equal; this repairs the one race it cannot see (a posting
+# changed between this module's write of its first terms and that write's commit).
+_REPAIR_FILTERS = f"""
+UPDATE job_terms t SET {", ".join(f"{c} = j.{c}" for c in FILTER_COLUMNS)}
+FROM jobs j
+WHERE j.job_id = t.job_id
+  AND ({", ".join("t." + c for c in FILTER_COLUMNS)}) IS DISTINCT FROM ({", ".join("j." + c for c in FILTER_COLUMNS)})
 """
 
 
@@ -182,7 +192,7 @@ def sync_job_terms(
     if not conn.autocommit:
         conn.commit()
     if pending == 0:
-        _repair_open(conn)
+        _repair_filters(conn)
         return TermCounts()
     wanted = _default_workers() if workers is None else workers
     use = wanted if wanted > 1 and pending >= PARALLEL_MIN_ROWS else 0
@@ -204,7 +214,7 @@ def sync_job_terms(
         total = conn.execute("SELECT count(*) FROM job_terms").fetchone()[0]  # type: ignore[index]
         if computed > ANALYZE_ROWS or computed > ANALYZE_SHARE * total:
             conn.execute("ANALYZE job_terms")
-    _repair_open(conn)
+    _repair_filters(conn)
     return TermCounts(computed, use, bool(deferred))
 
 
@@ -234,7 +244,7 @@ def _run(conn: psycopg.Connection, source: str | None, page_rows: int, pool: Exe
     return computed
 
 
-def _repair_open(conn: psycopg.Connection) -> None:
-    conn.execute(_REPAIR_OPEN)
+def _repair_filters(conn: psycopg.Connection) -> None:
+    conn.execute(_REPAIR_FILTERS)
     if not conn.autocommit:
         conn.commit()

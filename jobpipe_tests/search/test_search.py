@@ -261,3 +261,23 @@ def test_result_shape(db, corpus):
                              "months_per_year": None, "negotiable": False}
     assert result.posted_at is not None and result.cities == []
     assert result.score == result.fused_score > 0
+
+
+@pytest.mark.parametrize("filters", [SearchFilters(), SearchFilters(city="北京"), SearchFilters(job_type="intern"),
+                                     SearchFilters(remote=True), SearchFilters(salary_min=100_000, currency="USD")])
+def test_legs_side_by_side_on_two_connections_answer_exactly_as_in_turn(db, corpus, database, filters):
+    from jobpipe.db import connect
+
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    db.commit()
+    query = "后端 Go 数据分析 SQL remote"
+    alone = search(db, query, filters, embedder=embedder, top_k=8, debug=True)
+    with connect(database, autocommit=True) as other:
+        together = search(db, query, filters, embedder=embedder, top_k=8, debug=True, keyword_conn=other)
+    assert [(r.job_id, r.vector_rank, r.keyword_rank, r.score) for r in together.results] == \
+        [(r.job_id, r.vector_rank, r.keyword_rank, r.score) for r in alone.results]
+    assert together.mode == alone.mode == "hybrid" and together.results
+    assert {"vector", "keyword", "total"} <= set(together.timings_ms)
+    assert together.debug["keyword_concepts"] == alone.debug["keyword_concepts"]

@@ -11,7 +11,7 @@ from jobpipe_tests.store.helpers import make_posting, make_postings
 
 
 def _terms(db):
-    rows = db.execute("SELECT j.external_id, t.content_hash, t.open, t.search_length, t.xmin::text "
+    rows = db.execute("SELECT j.external_id, t.content_hash, t.closed_at IS NULL, t.search_length, t.xmin::text "
                       "FROM job_terms t JOIN jobs j USING (job_id)").fetchall()
     db.commit()
     return {r[0]: r[1:] for r in rows}
@@ -33,7 +33,8 @@ def test_terms_hold_the_jieba_tokens_of_the_search_text(db):
 
     text = search_text(posting.title, posting.company, posting.cities, posting.skills, posting.description_text)
     tokens = tokenize(text)
-    stored = db.execute("SELECT t.content_hash, t.search_length, t.open, t.search_tsv = to_tsvector('simple', %s) "
+    stored = db.execute("SELECT t.content_hash, t.search_length, t.closed_at IS NULL, "
+                        "t.search_tsv = to_tsvector('simple', %s) "
                         "FROM job_terms t", (search_tokens(text),)).fetchone()
     assert stored == (posting.content_hash or stored[0], len(tokens), True, True)
     assert _matches(db, "search_tsv", "工程师 & beijing & python") == {"board-1"}
@@ -71,7 +72,7 @@ def test_source_scoped_sync_leaves_other_sources_pending(db):
     assert sync_job_terms(db).computed == 4
 
 
-def test_open_flag_follows_closing_and_reopening(db):
+def test_filter_copies_follow_closing_reopening_and_edits(db):
     upsert_jobs(db, make_postings(10))
     sync_job_terms(db)
     close_missing(db, "board", [f"board-{i}" for i in range(9)], complete=True)
@@ -79,10 +80,35 @@ def test_open_flag_follows_closing_and_reopening(db):
     assert all(v[1] for k, v in _terms(db).items() if k != "board-9")
     upsert_jobs(db, make_postings(10))   # board-9 is listed again
     assert _terms(db)["board-9"][1] is True
-    # Closed by hand (an operator's UPDATE): the trigger keeps the flag in step too.
+    # Closed by hand (an operator's UPDATE): the trigger keeps the copy in step too.
     db.execute("UPDATE jobs SET closed_at = now() WHERE external_id = 'board-3'")
     db.commit()
     assert _terms(db)["board-3"][1] is False
+    # A salary or city edit (no new terms needed) reaches the copies the filters read.
+    postings = make_postings(10)
+    postings[5] = replace(postings[5], salary_annual_max=999_999.0, cities=["Chengdu"], job_type="intern")
+    upsert_jobs(db, postings)
+    copy = db.execute("SELECT t.salary_annual_max, t.cities, t.job_type FROM job_terms t JOIN jobs j USING (job_id) "
+                      "WHERE j.external_id = 'board-5'").fetchone()
+    assert (float(copy[0]), copy[1], copy[2]) == (999_999.0, ["Chengdu"], "intern")
+    assert sync_job_terms(db).computed == 1   # the city is search text: re-tokenized; the salary alone would not be
+
+
+def test_every_copied_filter_column_equals_jobs_after_sync(db):
+    from jobpipe.store.terms import FILTER_COLUMNS
+
+    upsert_jobs(db, make_postings(12))
+    sync_job_terms(db)
+    # Drift the copies behind the trigger's back (as a race would), then let the sync repair them.
+    db.execute("ALTER TABLE jobs DISABLE TRIGGER jobs_filters_to_terms")
+    db.execute("UPDATE jobs SET remote = 'remote', posted_at = now() WHERE external_id IN ('board-1', 'board-2')")
+    db.execute("ALTER TABLE jobs ENABLE TRIGGER jobs_filters_to_terms")
+    db.commit()
+    differs = f"SELECT count(*) FROM jobs j JOIN job_terms t USING (job_id) WHERE ({', '.join('j.' + c for c in FILTER_COLUMNS)}) IS DISTINCT FROM ({', '.join('t.' + c for c in FILTER_COLUMNS)})"
+    assert db.execute(differs).fetchone()[0] == 2
+    db.commit()
+    sync_job_terms(db)
+    assert db.execute(differs).fetchone()[0] == 0
 
 
 def test_parallel_workers_compute_the_same_terms_as_inline(db):
@@ -113,7 +139,7 @@ def test_bulk_load_into_empty_terms_rebuilds_their_gin_indexes(db):
         return {name: (oid, definition) for name, oid, definition in rows}
 
     before = gins()
-    assert set(before) == {"job_terms_search_tsv", "job_terms_title_tsv"}
+    assert set(before) == {"job_terms_search_tsv", "job_terms_title_tsv", "job_terms_cities"}
     upsert_jobs(db, make_postings(30))
     counts = sync_job_terms(db, workers=0, page_rows=8, bulk_load_rows=20)
     assert counts.deferred_indexes and counts.computed == 30
