@@ -10,8 +10,8 @@ Two hashes, on purpose:
   Building it on the content hash keeps it cheap (the long description is hashed once, by the
   normalizer), which is what an unchanged nightly re-run spends its time on.
 
-Both are stable: canonical forms (sorted keys and lists, one form per number and date), no
-fetch time.
+Both are stable: canonical forms (sorted lists, one form per number and date), no fetch time.
+Changing either definition makes every stored row look changed once (re-embedded, rewritten).
 """
 
 from __future__ import annotations
@@ -59,13 +59,32 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def _digest(data: dict[str, Any]) -> str:
-    text = _CANONICAL_JSON(_canonical(data))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+_embedding_values = operator.attrgetter(*EMBEDDING_FIELDS)
+
+
+def _feed(digest: Any, value: Any) -> None:
+    """One field into the digest, unambiguously: a type tag, then length-prefixed UTF-8."""
+    if value is None:
+        digest.update(b"N")
+    elif type(value) is str:
+        data = value.encode("utf-8", "surrogatepass")
+        digest.update(b"S" + len(data).to_bytes(8, "little"))
+        digest.update(data)
+    elif type(value) is list and all(type(item) is str for item in value):
+        digest.update(b"L" + len(value).to_bytes(8, "little"))
+        for item in sorted(value):      # order carries no meaning (cities, skills)
+            _feed(digest, item)
+    else:
+        _feed(digest, "J" + _CANONICAL_JSON(_canonical(value)))
 
 
 def content_hash(posting: NormalizedPosting) -> str:
-    return _digest({name: getattr(posting, name) for name in EMBEDDING_FIELDS})
+    # Fed field by field instead of as canonical JSON: the normalizer hashes every posting it
+    # sees, and encoding a long description as JSON cost several times the hash itself.
+    digest = hashlib.sha256()
+    for value in _embedding_values(posting):
+        _feed(digest, value)
+    return digest.hexdigest()
 
 
 #: Stored fields outside the embedding text: with the content hash they make up ``record_hash``.

@@ -56,3 +56,10 @@ def test_record_hash_has_one_form_per_number_and_instant():
     assert record_hash(replace(BASE, posted_at=datetime(2026, 11, 1, 9, tzinfo=shanghai))) != record_hash(BASE)
     assert record_hash(replace(BASE, salary=replace(BASE.salary, negotiable=True))) != record_hash(BASE)
     assert record_hash(replace(BASE, location_raw="")) != record_hash(replace(BASE, location_raw=None))
+
+
+def test_content_hash_fields_cannot_run_into_each_other():
+    assert content_hash(replace(BASE, title="ab", company="c")) != content_hash(replace(BASE, title="a", company="bc"))
+    assert content_hash(replace(BASE, company=None)) != content_hash(replace(BASE, company=""))
+    assert content_hash(replace(BASE, skills=["Go Kubernetes"])) != content_hash(replace(BASE, skills=["Go", "Kubernetes"]))
+    assert content_hash(replace(BASE, skills=[])) != content_hash(replace(BASE, skills=[""]))
