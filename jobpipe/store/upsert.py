@@ -132,14 +132,15 @@ def _latest_per_key(postings: list[NormalizedPosting]) -> list[NormalizedPosting
 
 # The keys of a call and their record hashes go into a temporary table by binary COPY (the
 # cheapest way in for 100k keys); the planner sees its size, so a large call hash-joins one
-# scan of ``jobs`` while a small one probes the unique index key by key.
+# scan of ``jobs`` while a small one probes the unique index key by key. (Probing the index
+# for every key of a large call, chunk by chunk beside the hashing, was 3x slower: a random
+# heap visit per key.)
 _CREATE_KEYS = ("CREATE TEMP TABLE IF NOT EXISTS jobs_keys (i int4, source text, external_id text, record_hash text) "
                 "ON COMMIT DELETE ROWS")
 _CHANGED = """
 SELECT k.i FROM jobs_keys k
 LEFT JOIN jobs j ON j.source = k.source AND j.external_id = k.external_id
 WHERE j.job_id IS NULL OR j.record_hash <> k.record_hash OR j.closed_at IS NOT NULL
-ORDER BY k.i
 """
 
 
@@ -151,15 +152,18 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) 
     re-run of an unchanged source costs one cheap hash per posting and one join. The merge's
     own ``WHERE`` still guards correctness if a row changes in between.
     """
-    records = [fast_record_hash(p) for p in postings]
+    records: list[str] = []
     with conn.transaction():
         with conn.cursor() as cur:
             cur.execute(_CREATE_KEYS)
+            # Hashing and COPY interleave: the server ingests the keys while Python hashes on.
             with cur.copy("COPY jobs_keys FROM STDIN (FORMAT BINARY)") as copy:
                 copy.set_types(["int4", "text", "text", "text"])
-                for i, (posting, record) in enumerate(zip(postings, records)):
+                for i, posting in enumerate(postings):
+                    record = fast_record_hash(posting)
+                    records.append(record)
                     copy.write_row((i, posting.source, posting.external_id, record))
-            changed = [i for (i,) in cur.execute(_CHANGED)]
+            changed = sorted(i for (i,) in cur.execute(_CHANGED))
     return [(postings[i], records[i]) for i in changed]
 
 
