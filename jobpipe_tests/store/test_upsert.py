@@ -140,3 +140,26 @@ def test_each_batch_is_committed_even_when_a_later_batch_fails(db):
     else:
         raise AssertionError("a posting without a title must be rejected")
     assert db.execute("SELECT count(*) FROM jobs").fetchone()[0] == 6
+
+
+def test_unchanged_source_is_skipped_whole_and_a_changed_one_is_diffed(db):
+    from jobpipe.store.upsert import _unchanged_sources, fast_record_hash
+
+    a, b = make_postings(6, source="a"), make_postings(6, source="b")
+    upsert_jobs(db, a + b)
+    db.commit()
+    before = _xmins(db)
+    b2 = list(b)
+    b2[2] = replace(b2[2], url="https://elsewhere.example.com/b2")
+    both = a + b2
+    assert _unchanged_sources(db, both, [fast_record_hash(p) for p in both]) == {"a"}
+    counts = upsert_jobs(db, both)
+    assert (counts.inserted, counts.updated, counts.unchanged) == (0, 1, 11)
+    after = _xmins(db)
+    assert {k for k in before if after[k] != before[k]} == {"b-2"}
+    # Same count, one posting swapped for another: not mistaken for unchanged.
+    swapped = a[:5] + [make_posting(9, source="a")]
+    assert _unchanged_sources(db, swapped, [fast_record_hash(p) for p in swapped]) == set()
+    # A subset of the open rows is not "the same listing" either (though nothing in it changed).
+    assert _unchanged_sources(db, a[:5], [fast_record_hash(p) for p in a[:5]]) == set()
+    assert upsert_jobs(db, a[:5]).unchanged == 5
