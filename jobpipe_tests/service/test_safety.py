@@ -138,3 +138,26 @@ def test_statement_timeout_cancels_slow_queries(database):
         conn.rollback()
     with connect_service(database, ServiceSettings()) as conn:
         assert conn.execute("SHOW statement_timeout").fetchone()[0] == "2s"
+
+
+def test_a_search_cut_by_the_statement_timeout_answers_503_and_the_service_recovers(database, seeded, monkeypatch):
+    import jobpipe.search as search_package
+
+    real_search = search_package.search
+    slow = {"on": True}
+
+    def search_that_runs_long(conn, *args, **kwargs):
+        if slow["on"]:   # a query the database takes too long over (real server, real timeout)
+            conn.execute("SELECT pg_sleep(2)")
+        return real_search(conn, *args, **kwargs)
+
+    monkeypatch.setattr(search_package, "search", search_that_runs_long)
+    app = create_app(ServiceSettings(statement_timeout_ms=100), database_url=database, embedder=HashEmbedder())
+    with TestClient(app) as client:
+        started = time.monotonic()
+        response = client.post("/search", json={"query": "后端 Go"})
+        assert response.status_code == 503 and time.monotonic() - started < 1.5
+        assert "statement timeout" in response.json()["detail"]
+        slow["on"] = False   # the pooled connection that timed out serves the next request
+        again = client.post("/search", json={"query": "后端 Go"})
+        assert again.status_code == 200 and again.json()["results"]
