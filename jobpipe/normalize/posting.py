@@ -48,7 +48,13 @@ def clean_company(name: str | None) -> str | None:
     """Company name without rating suffixes, invisible characters or surrounding noise."""
     if not name:
         return None
-    text = unicodedata.normalize("NFKC", str(name))
+    return _clean_company(str(name))
+
+
+@lru_cache(maxsize=8192)
+def _clean_company(name: str) -> str | None:
+    """Cached: a batch names each company many times (949 names in the 4,825 eval postings)."""
+    text = unicodedata.normalize("NFKC", name)
     text = _COMPANY_RATING.sub("", text)
     text = clean_inline(text).strip(" -|,·")
     return text or None
@@ -57,7 +63,18 @@ def clean_company(name: str | None) -> str | None:
 def clean_title(title: str | None) -> str:
     if not title:
         return ""
-    return clean_inline(str(title))
+    return _clean_title(str(title))
+
+
+#: Cached: titles repeat within a batch (a quarter of the eval postings share a title).
+_clean_title = lru_cache(maxsize=8192)(clean_inline)
+
+
+@lru_cache(maxsize=8192)
+def _clean_location(raw: str) -> str | None:
+    """A location field as one line ("Beijing\nShanghai" -> "Beijing / Shanghai"); cached, since a
+    batch repeats a few hundred location strings."""
+    return clean_text(raw).replace("\n", " / ") or None
 
 
 @lru_cache(maxsize=1)
@@ -114,6 +131,40 @@ def _excerpt(text: str, positions: dict[str, list[int]], hints: tuple[str, ...],
     return "\n".join(parts)
 
 
+#: Per-description caches. Why: a batch repeats descriptions (boilerplate texts, one posting listed
+#: for several cities: 849 of the 4,825 eval postings repeat an earlier description), and the
+#: description parsers are most of a posting's cost. Small (1,024 texts), since the keys are long.
+_DESCRIPTION_CACHE = 1024
+
+#: ``clean_text`` of a description.
+_clean_description = lru_cache(maxsize=_DESCRIPTION_CACHE)(clean_text)
+#: ``str.lower`` of a cleaned description (salary, job type, requirements and skills all read it;
+#: within one posting the lookup is an identity hit on the same string).
+_lowercase = lru_cache(maxsize=_DESCRIPTION_CACHE)(str.lower)
+
+
+@lru_cache(maxsize=_DESCRIPTION_CACHE)
+def _description_requirements(description: str, experience: bool, degree: bool) -> tuple[int | None, int | None, str | None]:
+    """(experience min, max, degree) stated around the description's hint words; each only when
+    asked for (None otherwise), so a posting whose fields state one does not pay for it."""
+    lower = _lowercase(description)
+    hints = _hint_positions(lower)   # hint word positions, found once for both excerpts
+    experience_min = experience_max = found_degree = None
+    if experience:
+        experience_min, experience_max = parse_experience(_excerpt(description, hints, _EXPERIENCE_HINT, radius=60, limit=2))
+    if degree:
+        found_degree = parse_degree(_excerpt(description, hints, _DEGREE_HINT))
+    return experience_min, experience_max, found_degree
+
+
+@lru_cache(maxsize=_DESCRIPTION_CACHE)
+def _skills(title: str, description: str) -> tuple[str, ...]:
+    """``extract_skills`` of the title and description (a tuple: the cached value is shared)."""
+    # str.lower() maps characters one by one, except a final sigma, which looks no further than a
+    # line break: the joined lowercase halves are the lowercase of the joined text
+    return tuple(extract_skills(f"{title}\n{description}", lower=f"{title.lower()}\n{_lowercase(description)}"))
+
+
 def normalize_posting(
     fields: PostingFields,
     *,
@@ -126,8 +177,8 @@ def normalize_posting(
     """One NormalizedPosting from the extractor's fields; never raises on odd values, only on bugs."""
     fetched_at = fetched_at if fetched_at.tzinfo else fetched_at.replace(tzinfo=timezone.utc)
     title = clean_title(fields.title)
-    description = clean_text(fields.description)
-    location_raw = (clean_text(fields.location).replace("\n", " / ") or None) if fields.location else None
+    description = _clean_description(str(fields.description)) if fields.description else ""
+    location_raw = _clean_location(str(fields.location)) if fields.location else None
     extra_locations = [str(x) for x in (fields.locations or []) if x]
     cities, country, remote = resolve_locations(location_raw, extra_locations, fields.remote_hint)
     if remote is None and title:
@@ -141,25 +192,25 @@ def normalize_posting(
         # "[远程] Rust 工程师 薪资 30-50K": some boards put the pay only in the title
         found = parse_salary(_TITLE_SALARY_CUE.split(title, maxsplit=1)[-1], context_currency=context_currency)
         salary = found if found is not None and (found.min is not None or found.max is not None) else None
-    lower = description.lower()
+    lower = _lowercase(description)
     if salary is None and description:
         salary = _description_salary(description, context_currency, lower)
     salary = salary or Salary()
     annual_min, annual_max = annualize(salary)
     job_type = parse_job_type(fields.employment_type, title, description, description_lower=lower)
     seniority = parse_seniority(fields.seniority) or parse_seniority(title)
-    hints: dict[str, list[int]] | None = None   # hint word positions, found once for both excerpts
     exp_text = fields.experience_text
-    if not exp_text:
-        hints = _hint_positions(lower)
-        exp_text = _excerpt(description, hints, _EXPERIENCE_HINT, radius=60, limit=2)
-    experience_min, experience_max = parse_experience(exp_text)
     degree = parse_degree(fields.degree_text)
-    if degree is None and description:
-        degree = parse_degree(_excerpt(description, _hint_positions(lower) if hints is None else hints, _DEGREE_HINT))
-    # str.lower() maps characters one by one, except a final sigma, which looks no further than a
-    # line break: the joined lowercase halves are the lowercase of the joined text
-    skills = extract_skills(f"{title}\n{description}", lower=f"{title.lower()}\n{lower}")
+    degree_from_description = degree is None and bool(description)
+    if not exp_text or degree_from_description:
+        from_description = _description_requirements(description, not exp_text, degree_from_description)
+        if degree_from_description:
+            degree = from_description[2]
+    if exp_text:
+        experience_min, experience_max = parse_experience(exp_text)
+    else:
+        experience_min, experience_max = from_description[0], from_description[1]
+    skills = list(_skills(title, description))
     posting = NormalizedPosting(
         source=source,
         external_id=str(external_id),
