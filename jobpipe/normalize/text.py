@@ -172,7 +172,9 @@ def _markdown_to_text(text: str) -> str:
         text = _MD_CHECKBOX.sub("- ", text)
     text = _sub_from(_MD_BULLET, _BULLET_START, "- ", text)
     if "**" in text or "__" in text or "~~" in text:
-        for _ in range(2):
+        # two passes (nested emphasis); the second only when the first changed something
+        text, changed = _MD_EMPH.subn(r"\2", text)
+        if changed:
             text = _MD_EMPH.sub(r"\2", text)
     if "*" in text:
         text = _MD_EM.sub(r"\1", text)

@@ -133,3 +133,28 @@ def test_line_strip_shortcut_equals_stripping_every_line(text):
     stripped = "\n".join(line.strip() for line in text.split("\n"))
     needs = bool(_BLANK_AT_LINE_END.search(text) or (text and (_blank(text[0]) or _blank(text[-1]))))
     assert needs or stripped == text
+
+
+_EMPHASIS_PIECES = ["**", "__", "~~", "*", "_", "~", "a", "bold", " ", "\n", "中", "**x**", "__y__"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_EMPHASIS_PIECES), max_size=16).map("".join))
+def test_emphasis_second_pass_skipped_only_when_the_first_changed_nothing(text):
+    """_markdown_to_text runs the emphasis substitution a second time only after a first pass that
+    substituted something: on unchanged text the second pass is the same as the first."""
+    from jobpipe.normalize.text import _MD_EMPH
+
+    def reference(t: str) -> str:
+        for _ in range(2):
+            t = _MD_EMPH.sub(r"\2", t)
+        return t
+
+    fast, changed = _MD_EMPH.subn(r"\2", text)
+    if changed:
+        fast = _MD_EMPH.sub(r"\2", fast)
+    assert fast == reference(text)
+
+
+def test_nested_emphasis_still_needs_two_passes():
+    assert clean_text("**__both__** and ~~**gone**~~") == "both and gone"
