@@ -154,7 +154,12 @@ FROM jobs WHERE source = ANY(%s) AND closed_at IS NULL GROUP BY source
 """
 
 
-def _unchanged_sources(conn: psycopg.Connection, postings: list[NormalizedPosting], records: list[str]) -> set[str]:
+def _stored_fingerprints(conn: psycopg.Connection, sources: list[str]) -> dict[str, tuple[int, int, int]]:
+    return {src: (n, a, b) for src, n, a, b in conn.execute(_SOURCE_FINGERPRINTS, (sources,))}
+
+
+def _unchanged_sources(postings: list[NormalizedPosting], records: list[str],
+                       stored: dict[str, tuple[int, int, int]]) -> set[str]:
     """Sources whose postings here are exactly their open rows, all with equal record hashes."""
     mine: dict[str, list[int]] = {}
     for posting, record in zip(postings, records):
@@ -164,12 +169,20 @@ def _unchanged_sources(conn: psycopg.Connection, postings: list[NormalizedPostin
         acc[0] += 1
         acc[1] += int(record[:15], 16)
         acc[2] += int(record[15:30], 16)
-    stored = {src: (n, a, b) for src, n, a, b in conn.execute(_SOURCE_FINGERPRINTS, (list(mine),))}
     return {src for src, acc in mine.items() if stored.get(src) == tuple(acc)}
 
 
-def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting],
-                   records: list[str]) -> list[tuple[NormalizedPosting, str | None]]:
+def _hash_and_fingerprint(conn: psycopg.Connection,
+                          postings: list[NormalizedPosting]) -> tuple[list[str], dict[str, tuple[int, int, int]]]:
+    """Record hashes (Python) while the database aggregates the stored fingerprints (its own core)."""
+    sources = list(dict.fromkeys(p.source for p in postings))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-fingerprint") as side:
+        stored = side.submit(_stored_fingerprints, conn, sources)   # the connection is the thread's meanwhile
+        records = [fast_record_hash(p) for p in postings]
+        return records, stored.result()
+
+
+def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str | None]]:
     """The postings whose row is missing, differs, or is closed -- with their record hash.
 
     Unchanged postings are dropped here, before the expensive part (staging, COPY, merge): a
@@ -177,7 +190,8 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting],
     hashes in the database and returns only what differs. The merge's own ``WHERE`` still
     guards correctness if a row changes in between.
     """
-    skip = _unchanged_sources(conn, postings, records)
+    records, stored = _hash_and_fingerprint(conn, postings)
+    skip = _unchanged_sources(postings, records, stored)
     pairs = [(p, r) for p, r in zip(postings, records) if p.source not in skip]
     if not pairs:
         return []
@@ -264,8 +278,7 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     restore_deferred_indexes(conn)  # left behind by a bulk load that died half-way
     empty = len(postings) >= bulk_load_rows and not conn.execute("SELECT EXISTS (SELECT 1 FROM jobs)").fetchone()[0]  # type: ignore[index]
     # Into an empty table everything is new: no hashes to compare (staged_row computes them).
-    todo = [(p, None) for p in postings] if empty else _needs_writing(
-        conn, postings, [fast_record_hash(p) for p in postings])
+    todo = [(p, None) for p in postings] if empty else _needs_writing(conn, postings)
     if not conn.autocommit:
         conn.commit()
     todos = [todo[start:start + batch_size] for start in range(0, len(todo), batch_size)]

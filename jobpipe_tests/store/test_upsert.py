@@ -143,7 +143,12 @@ def test_each_batch_is_committed_even_when_a_later_batch_fails(db):
 
 
 def test_unchanged_source_is_skipped_whole_and_a_changed_one_is_diffed(db):
-    from jobpipe.store.upsert import _unchanged_sources, fast_record_hash
+    from jobpipe.store.upsert import _hash_and_fingerprint, _unchanged_sources
+
+    def unchanged(postings):
+        records, stored = _hash_and_fingerprint(db, postings)
+        db.commit()
+        return _unchanged_sources(postings, records, stored)
 
     a, b = make_postings(6, source="a"), make_postings(6, source="b")
     upsert_jobs(db, a + b)
@@ -152,14 +157,14 @@ def test_unchanged_source_is_skipped_whole_and_a_changed_one_is_diffed(db):
     b2 = list(b)
     b2[2] = replace(b2[2], url="https://elsewhere.example.com/b2")
     both = a + b2
-    assert _unchanged_sources(db, both, [fast_record_hash(p) for p in both]) == {"a"}
+    assert unchanged(both) == {"a"}
     counts = upsert_jobs(db, both)
     assert (counts.inserted, counts.updated, counts.unchanged) == (0, 1, 11)
     after = _xmins(db)
     assert {k for k in before if after[k] != before[k]} == {"b-2"}
     # Same count, one posting swapped for another: not mistaken for unchanged.
     swapped = a[:5] + [make_posting(9, source="a")]
-    assert _unchanged_sources(db, swapped, [fast_record_hash(p) for p in swapped]) == set()
+    assert unchanged(swapped) == set()
     # A subset of the open rows is not "the same listing" either (though nothing in it changed).
-    assert _unchanged_sources(db, a[:5], [fast_record_hash(p) for p in a[:5]]) == set()
+    assert unchanged(a[:5]) == set()
     assert upsert_jobs(db, a[:5]).unchanged == 5
