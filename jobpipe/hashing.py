@@ -126,7 +126,14 @@ def record_digest(posting: NormalizedPosting, content: str) -> str:
     values = [content, *_plain_values(posting), *_salary_values(posting.salary)]
     for i in _CANONICAL_AT:
         value = values[i]
-        if value is not None and type(value) is not float:   # the common cases need nothing
+        kind = type(value)
+        if value is None or kind is float or kind is bool:   # the common cases need nothing
+            continue
+        if kind is int:
+            values[i] = float(value)
+        elif kind is datetime and value.tzinfo is not None:
+            values[i] = value.timestamp()
+        else:
             values[i] = _record_value(value)
     # marshal format 2 (no object references, so equal values always give equal bytes; unchanged
     # since Python 2.5) serializes str/float/bool/None in C, twice as fast as repr(). Every

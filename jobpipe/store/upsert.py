@@ -161,15 +161,19 @@ def _stored_fingerprints(conn: psycopg.Connection, sources: list[str]) -> dict[s
 def _unchanged_sources(postings: list[NormalizedPosting], records: list[str],
                        stored: dict[str, tuple[int, int, int]]) -> set[str]:
     """Sources whose postings here are exactly their open rows, all with equal record hashes."""
-    mine: dict[str, list[int]] = {}
+    low = (1 << 60) - 1
+    by_source: dict[str, list[str]] = {}
     for posting, record in zip(postings, records):
-        acc = mine.get(posting.source)
-        if acc is None:
-            acc = mine[posting.source] = [0, 0, 0]
-        acc[0] += 1
-        acc[1] += int(record[:15], 16)
-        acc[2] += int(record[15:30], 16)
-    return {src for src, acc in mine.items() if stored.get(src) == tuple(acc)}
+        group = by_source.get(posting.source)
+        if group is None:
+            group = by_source[posting.source] = []
+        group.append(record[:30])
+    unchanged = set()
+    for source, prefixes in by_source.items():
+        values = [int(prefix, 16) for prefix in prefixes]   # hex digits 1-15 and 16-30: two 60-bit parts
+        if stored.get(source) == (len(values), sum(v >> 60 for v in values), sum(v & low for v in values)):
+            unchanged.add(source)
+    return unchanged
 
 
 def _hash_and_fingerprint(conn: psycopg.Connection,
