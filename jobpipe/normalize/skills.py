@@ -188,9 +188,12 @@ def _cjk_matches(lower: str) -> list[tuple[int, str]]:
     found = _cjk_automaton()
     if found is not None:
         automaton, words, latin_end = found
-        matches = automaton.find_matches_as_indexes(lower)
+        try:
+            matches = automaton.find_matches_as_indexes(lower)
+        except UnicodeEncodeError:   # a lone surrogate (scraped text): the regex below copes with it
+            matches = None
         n = len(lower)
-        if not any(latin_end[i] and end < n and lower[end] in _LATIN_WORD_CHARS for i, _, end in matches):
+        if matches is not None and not any(latin_end[i] and end < n and lower[end] in _LATIN_WORD_CHARS for i, _, end in matches):
             return [(start, words[i]) for i, start, _ in matches]
     cjk = _matchers()[1]
     return [] if cjk is None else [(m.start(), m.group(1)) for m in cjk.finditer(lower)]

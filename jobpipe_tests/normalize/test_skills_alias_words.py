@@ -76,3 +76,10 @@ def test_same_skills_on_random_mixtures(text):
         m.setattr(skills, "_alias_words", _utf8_word_set)
         previous = extract_skills(text)
     assert extract_skills(text) == previous
+
+
+def test_lone_surrogate_next_to_chinese_does_not_break_extraction():
+    from jobpipe.normalize.skills import extract_skills
+
+    assert {"Python"} <= set(extract_skills("大模型 工程师 \ud800 Python"))
+    assert extract_skills("大模型 工程师 \ud800 Python") == extract_skills("大模型 工程师 Python")
