@@ -14,6 +14,7 @@ upsert stays a pure record write.
 from __future__ import annotations
 
 import contextlib
+import operator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
@@ -126,8 +127,12 @@ _MERGE = (
 
 def _latest_per_key(postings: list[NormalizedPosting]) -> list[NormalizedPosting]:
     # ON CONFLICT cannot touch one row twice in a statement: keep the last copy of a key.
-    by_key = {(p.source, p.external_id): p for p in postings}
-    return list(by_key.values())
+    by_key = dict(zip(map(_posting_key, postings), postings))
+    return postings if len(by_key) == len(postings) else list(by_key.values())
+
+
+_posting_key = operator.attrgetter("source", "external_id")
+_posting_source = operator.attrgetter("source")
 
 
 # The keys of a call and their record hashes go into a temporary table by binary COPY (the
@@ -162,12 +167,17 @@ def _unchanged_sources(postings: list[NormalizedPosting], records: list[str],
                        stored: dict[str, tuple[int, int, int]]) -> set[str]:
     """Sources whose postings here are exactly their open rows, all with equal record hashes."""
     low = (1 << 60) - 1
-    by_source: dict[str, list[str]] = {}
-    for posting, record in zip(postings, records):
-        group = by_source.get(posting.source)
-        if group is None:
-            group = by_source[posting.source] = []
-        group.append(record[:30])
+    sources = list(map(_posting_source, postings))
+    by_source: dict[str, list[str]]
+    if sources and sources.count(sources[0]) == len(sources):   # the usual call: one source's listing
+        by_source = {sources[0]: [record[:30] for record in records]}
+    else:
+        by_source = {}
+        for source, record in zip(sources, records):
+            group = by_source.get(source)
+            if group is None:
+                group = by_source[source] = []
+            group.append(record[:30])
     unchanged = set()
     for source, prefixes in by_source.items():
         values = [int(prefix, 16) for prefix in prefixes]   # hex digits 1-15 and 16-30: two 60-bit parts
