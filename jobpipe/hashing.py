@@ -109,14 +109,8 @@ _salary_values = operator.attrgetter(*(f.name for f in _SALARY_FIELDS))
 
 
 def _record_value(value: Any) -> Any:
-    """A field value in one canonical form of str/float/bool (numbers as float, instants as epoch)."""
-    kind = type(value)
-    if value is None or kind is float or kind is bool or kind is str:
-        return value
-    if kind is int:
-        return float(value)
+    """The uncommon shapes of a field (record_digest handles None, numbers and aware datetimes)."""
     if isinstance(value, datetime):
-        # timestamptz stores the instant: the same instant with another UTC offset is the same row.
         return value.timestamp() if value.tzinfo is not None else value.isoformat()
     return _CANONICAL_JSON(_canonical(value))
 
@@ -129,9 +123,10 @@ def record_digest(posting: NormalizedPosting, content: str) -> str:
         kind = type(value)
         if value is None or kind is float or kind is bool:   # the common cases need nothing
             continue
-        if kind is int:
+        if kind is int:   # one form per number: 15000 == 15000.0 (e.g. after a JSON round trip)
             values[i] = float(value)
         elif kind is datetime and value.tzinfo is not None:
+            # timestamptz stores the instant: the same instant in another UTC offset is the same row.
             values[i] = value.timestamp()
         else:
             values[i] = _record_value(value)

@@ -135,6 +135,7 @@ UPDATE job_terms t SET {", ".join(f"{c} = j.{c}" for c in FILTER_COLUMNS)}
 FROM jobs j
 WHERE j.job_id = t.job_id
   AND ({", ".join("t." + c for c in FILTER_COLUMNS)}) IS DISTINCT FROM ({", ".join("j." + c for c in FILTER_COLUMNS)})
+  {{source}}
 """
 
 
@@ -205,7 +206,7 @@ def sync_job_terms(
     if not conn.autocommit:
         conn.commit()
     if pending == 0:
-        _repair_filters(conn)
+        _repair_filters(conn, source)
         return TermCounts()
     wanted = _default_workers() if workers is None else workers
     use = wanted if wanted > 1 and pending >= PARALLEL_MIN_ROWS else 0
@@ -227,7 +228,7 @@ def sync_job_terms(
         total = conn.execute("SELECT count(*) FROM job_terms").fetchone()[0]  # type: ignore[index]
         if computed > ANALYZE_ROWS or computed > ANALYZE_SHARE * total:
             conn.execute("ANALYZE job_terms")
-    _repair_filters(conn)
+    _repair_filters(conn, source)
     return TermCounts(computed, use, bool(deferred))
 
 
@@ -257,7 +258,8 @@ def _run(conn: psycopg.Connection, source: str | None, page_rows: int, pool: Exe
     return computed
 
 
-def _repair_filters(conn: psycopg.Connection) -> None:
-    conn.execute(_REPAIR_FILTERS)
+def _repair_filters(conn: psycopg.Connection, source: str | None) -> None:
+    where, params = _source_filter(source)
+    conn.execute(_REPAIR_FILTERS.format(source=where), params)
     if not conn.autocommit:
         conn.commit()

@@ -163,11 +163,9 @@ def _stored_fingerprints(conn: psycopg.Connection, sources: list[str]) -> dict[s
     return {src: (n, a, b) for src, n, a, b in conn.execute(_SOURCE_FINGERPRINTS, (sources,))}
 
 
-def _unchanged_sources(postings: list[NormalizedPosting], records: list[str],
-                       stored: dict[str, tuple[int, int, int]]) -> set[str]:
-    """Sources whose postings here are exactly their open rows, all with equal record hashes."""
+def _unchanged_sources(sources: list[str], records: list[str], stored: dict[str, tuple[int, int, int]]) -> set[str]:
+    """Sources whose postings here (``sources[i]``, ``records[i]``) are exactly their open rows, hashes equal."""
     low = (1 << 60) - 1
-    sources = list(map(_posting_source, postings))
     by_source: dict[str, list[str]]
     if sources and sources.count(sources[0]) == len(sources):   # the usual call: one source's listing
         by_source = {sources[0]: [record[:30] for record in records]}
@@ -186,12 +184,12 @@ def _unchanged_sources(postings: list[NormalizedPosting], records: list[str],
     return unchanged
 
 
-def _hash_and_fingerprint(conn: psycopg.Connection,
-                          postings: list[NormalizedPosting]) -> tuple[list[str], dict[str, tuple[int, int, int]]]:
+def _hash_and_fingerprint(conn: psycopg.Connection, postings: list[NormalizedPosting],
+                          sources: list[str]) -> tuple[list[str], dict[str, tuple[int, int, int]]]:
     """Record hashes (Python) while the database aggregates the stored fingerprints (its own core)."""
-    sources = list(dict.fromkeys(p.source for p in postings))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-fingerprint") as side:
-        stored = side.submit(_stored_fingerprints, conn, sources)   # the connection is the thread's meanwhile
+        # the connection is the thread's meanwhile
+        stored = side.submit(_stored_fingerprints, conn, list(dict.fromkeys(sources)))
         records = [fast_record_hash(p) for p in postings]
         return records, stored.result()
 
@@ -204,8 +202,9 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) 
     hashes in the database and returns only what differs. The merge's own ``WHERE`` still
     guards correctness if a row changes in between.
     """
-    records, stored = _hash_and_fingerprint(conn, postings)
-    skip = _unchanged_sources(postings, records, stored)
+    sources = list(map(_posting_source, postings))
+    records, stored = _hash_and_fingerprint(conn, postings, sources)
+    skip = _unchanged_sources(sources, records, stored)
     pairs = [(p, r) for p, r in zip(postings, records) if p.source not in skip]
     if not pairs:
         return []

@@ -146,9 +146,10 @@ def test_unchanged_source_is_skipped_whole_and_a_changed_one_is_diffed(db):
     from jobpipe.store.upsert import _hash_and_fingerprint, _unchanged_sources
 
     def unchanged(postings):
-        records, stored = _hash_and_fingerprint(db, postings)
+        sources = [p.source for p in postings]
+        records, stored = _hash_and_fingerprint(db, postings, sources)
         db.commit()
-        return _unchanged_sources(postings, records, stored)
+        return _unchanged_sources(sources, records, stored)
 
     a, b = make_postings(6, source="a"), make_postings(6, source="b")
     upsert_jobs(db, a + b)

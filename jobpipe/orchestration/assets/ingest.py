@@ -157,7 +157,7 @@ def curated_jobs(
             "updated": counts.updated,
             "unchanged": counts.unchanged,
             "reopened": getattr(counts, "reopened", 0),
-            "terms_computed": terms.computed,
+            **terms.as_metadata(),
             "closed": closed,
             "close_refused": refused,
         },
