@@ -1,6 +1,9 @@
 from dataclasses import replace
 from datetime import datetime, timezone
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from jobpipe.hashing import EMBEDDING_FIELDS, content_hash, embedding_text, record_hash
 from jobpipe.models import NormalizedPosting, Salary
 
@@ -63,3 +66,66 @@ def test_content_hash_fields_cannot_run_into_each_other():
     assert content_hash(replace(BASE, company=None)) != content_hash(replace(BASE, company=""))
     assert content_hash(replace(BASE, skills=["Go Kubernetes"])) != content_hash(replace(BASE, skills=["Go", "Kubernetes"]))
     assert content_hash(replace(BASE, skills=[])) != content_hash(replace(BASE, skills=[""]))
+
+
+def _as_normalized(posting: NormalizedPosting) -> NormalizedPosting:
+    return replace(posting, content_hash=content_hash(posting))
+
+
+def test_listing_digest_sees_every_recorded_field_and_order():
+    from datetime import timedelta
+
+    from jobpipe.hashing import RECORD_ONLY_FIELDS, listing_digest
+
+    base = _as_normalized(BASE)
+    other = _as_normalized(replace(BASE, external_id="43"))
+    assert listing_digest([base, other]) == listing_digest([_as_normalized(BASE), other])
+    assert listing_digest([other, base]) != listing_digest([base, other])   # order: only a miss, never wrong
+    changes = {"source": "other", "external_id": "41", "location_raw": "深圳", "country": "CN", "seniority": "senior",
+               "salary": Salary(min=15000.0, max=26000.0, currency="CNY", period="month", months_per_year=14),
+               "salary_annual_min": 1.0, "salary_annual_max": 2.0, "experience_min": 1.0, "experience_max": 3.0,
+               "degree": "bachelor", "language": "zh", "url": "https://acme.example/jobs/42?x",
+               "posted_at": datetime(2026, 11, 2, tzinfo=timezone.utc), "valid_through": datetime(2027, 1, 1)}
+    assert set(changes) == set(RECORD_ONLY_FIELDS)
+    for name, value in changes.items():
+        assert listing_digest([replace(base, **{name: value})]) != listing_digest([base]), name
+    assert listing_digest([replace(base, content_hash="other")]) != listing_digest([base])
+    # The same instant in another UTC offset is the same row, as record_hash has it.
+    eight = replace(base, posted_at=BASE.posted_at.astimezone(timezone(timedelta(hours=8))))
+    assert listing_digest([eight]) == listing_digest([base])
+    naive = replace(base, posted_at=BASE.posted_at.replace(tzinfo=None))
+    assert listing_digest([naive]) != listing_digest([base])
+
+
+def test_listing_digest_declines_what_it_cannot_vouch_for():
+    from decimal import Decimal
+
+    from jobpipe.hashing import listing_digest
+
+    assert listing_digest([BASE]) is None                     # no content hash yet: it would be computed
+    assert listing_digest([_as_normalized(replace(BASE, experience_min=Decimal("1.5")))]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    url=st.sampled_from([None, "https://a.example/1", "https://a.example/2"]),
+    salary_min=st.sampled_from([None, 1, 1.0, 2.5, True]),
+    period=st.sampled_from([None, "month", "year"]),
+    offset=st.sampled_from([0, 8, -5]),
+    day=st.sampled_from([1, 2]),
+    degree=st.sampled_from([None, "", "bachelor"]),
+)
+def test_equal_listing_digests_mean_equal_record_hashes(url, salary_min, period, offset, day, degree):
+    from datetime import timedelta
+
+    from jobpipe.hashing import listing_digest
+
+    def posting(**values):
+        return _as_normalized(replace(BASE, **values))
+
+    one = posting(url=url, salary=Salary(min=salary_min, period=period), degree=degree,
+                  posted_at=datetime(2026, 11, day, tzinfo=timezone(timedelta(hours=offset))))
+    for other in (posting(), posting(url=url), posting(salary=Salary(min=salary_min, period=period), url=url,
+                                                       degree=degree, posted_at=one.posted_at)):
+        if listing_digest([one]) == listing_digest([other]):
+            assert record_hash(one) == record_hash(other)

@@ -22,7 +22,7 @@ from typing import Any
 
 import psycopg
 
-from jobpipe.hashing import content_hash, record_digest
+from jobpipe.hashing import content_hash, listing_digest, record_digest
 from jobpipe.models import NormalizedPosting
 from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
 from jobpipe.store.dedupe import dedupe_key
@@ -157,55 +157,104 @@ SELECT source, count(*), sum(('x' || substr(record_hash, 1, 15))::bit(60)::bigin
        sum(('x' || substr(record_hash, 16, 15))::bit(60)::bigint)
 FROM jobs WHERE source = ANY(%s) AND closed_at IS NULL GROUP BY source
 """
+_REMEMBERED = """
+SELECT source, listing_digest, postings, sum_high, sum_low FROM listing_fingerprints WHERE source = ANY(%s)
+"""
+_REMEMBER = """
+INSERT INTO listing_fingerprints AS f (source, listing_digest, postings, sum_high, sum_low)
+VALUES (%s, %s, %s, %s, %s)
+ON CONFLICT (source) DO UPDATE SET listing_digest = EXCLUDED.listing_digest, postings = EXCLUDED.postings,
+    sum_high = EXCLUDED.sum_high, sum_low = EXCLUDED.sum_low, recorded_at = now()
+WHERE f.listing_digest IS DISTINCT FROM EXCLUDED.listing_digest
+"""
+
+Fingerprint = tuple[int, int, int]
+_LOW_60 = (1 << 60) - 1
 
 
-def _stored_fingerprints(conn: psycopg.Connection, sources: list[str]) -> dict[str, tuple[int, int, int]]:
-    return {src: (n, a, b) for src, n, a, b in conn.execute(_SOURCE_FINGERPRINTS, (sources,))}
+@dataclass
+class _Stored:
+    """What the database holds for the sources of a call: open-row fingerprints and remembered listings."""
+
+    fingerprints: dict[str, Fingerprint]
+    remembered: dict[str, tuple[bytes, Fingerprint]]
 
 
-def _unchanged_sources(sources: list[str], records: list[str], stored: dict[str, tuple[int, int, int]]) -> set[str]:
-    """Sources whose postings here (``sources[i]``, ``records[i]``) are exactly their open rows, hashes equal."""
-    low = (1 << 60) - 1
-    by_source: dict[str, list[str]]
+def _read_stored(conn: psycopg.Connection, sources: list[str]) -> _Stored:
+    fingerprints = {src: (n, int(a), int(b)) for src, n, a, b in conn.execute(_SOURCE_FINGERPRINTS, (sources,))}
+    remembered = {src: (bytes(digest), (n, int(a), int(b)))
+                  for src, digest, n, a, b in conn.execute(_REMEMBERED, (sources,))}
+    return _Stored(fingerprints, remembered)
+
+
+def _by_source(postings: list[NormalizedPosting], records: list[str],
+               ) -> dict[str, tuple[list[NormalizedPosting], list[str]]]:
+    sources = list(map(_posting_source, postings))
     if sources and sources.count(sources[0]) == len(sources):   # the usual call: one source's listing
-        by_source = {sources[0]: [record[:30] for record in records]}
-    else:
-        by_source = {}
-        for source, record in zip(sources, records):
-            group = by_source.get(source)
-            if group is None:
-                group = by_source[source] = []
-            group.append(record[:30])
-    unchanged = set()
-    for source, prefixes in by_source.items():
-        values = [int(prefix, 16) for prefix in prefixes]   # hex digits 1-15 and 16-30: two 60-bit parts
-        if stored.get(source) == (len(values), sum(v >> 60 for v in values), sum(v & low for v in values)):
-            unchanged.add(source)
-    return unchanged
+        return {sources[0]: (postings, records)}
+    groups: dict[str, tuple[list[NormalizedPosting], list[str]]] = {}
+    for source, posting, record in zip(sources, postings, records):
+        group = groups.get(source)
+        if group is None:
+            group = groups[source] = ([], [])
+        group[0].append(posting)
+        group[1].append(record)
+    return groups
 
 
-def _hash_and_fingerprint(conn: psycopg.Connection, postings: list[NormalizedPosting],
-                          sources: list[str]) -> tuple[list[str], dict[str, tuple[int, int, int]]]:
-    """Record hashes (Python) while the database aggregates the stored fingerprints (its own core)."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-fingerprint") as side:
-        # the connection is the thread's meanwhile
-        stored = side.submit(_stored_fingerprints, conn, list(dict.fromkeys(sources)))
-        records = [fast_record_hash(p) for p in postings]
-        return records, stored.result()
+def _fingerprint(records: list[str]) -> Fingerprint:
+    """Count and the two 60-bit prefix sums of record hashes, as ``_SOURCE_FINGERPRINTS`` computes them."""
+    values = [int(record[:30], 16) for record in records]   # hex digits 1-15 and 16-30: two 60-bit parts
+    return len(values), sum(v >> 60 for v in values), sum(v & _LOW_60 for v in values)
+
+
+def _remember(conn: psycopg.Connection, listings: list[tuple[str, bytes, int, int, int]]) -> None:
+    """Store (source, listing digest, fingerprint) rows: pure facts about a listing, true whenever written."""
+    if listings:
+        with conn.transaction():
+            conn.cursor().executemany(_REMEMBER, listings)
+
+
+def _hash_by_source(postings: list[NormalizedPosting], digest: bytes | None,
+                    ) -> tuple[dict[str, tuple[list[NormalizedPosting], list[str]]], list[tuple[str, bytes, int, int, int]]]:
+    """Record hashes per source, and the (source, digest, fingerprint) facts to remember."""
+    # hashed in call order: walking postings in memory order is markedly faster than source by source
+    hashed = _by_source(postings, [fast_record_hash(p) for p in postings])
+    remember = [] if digest is None else [(source, digest, *_fingerprint(records))
+                                          for source, (_, records) in hashed.items()]
+    return hashed, remember
+
+
+def _all_new(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str | None]]:
+    """Every posting of a load into an empty table, hashed, with its listing remembered for the next run."""
+    hashed, remember = _hash_by_source(postings, listing_digest(postings))
+    _remember(conn, remember)
+    return [pair for group, records in hashed.values() for pair in zip(group, records)]
 
 
 def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str | None]]:
     """The postings whose row is missing, differs, or is closed -- with their record hash.
 
-    Unchanged postings are dropped here, before the expensive part (staging, COPY, merge): a
-    source found unchanged as a whole costs nothing more; for the others one join compares
-    hashes in the database and returns only what differs. The merge's own ``WHERE`` still
-    guards correctness if a row changes in between.
+    Unchanged postings are dropped here, before the expensive part (staging, COPY, merge). A
+    source counts as unchanged as a whole when the fingerprint of its open rows equals its
+    postings' one. When the call's postings digest exactly as a remembered call did, the
+    remembered fingerprints stand in for the postings' (no per-posting hashing: the common
+    nightly re-run); otherwise they are computed from record hashes and remembered for next
+    time. For sources still in doubt one join compares hashes in the database and returns only
+    what differs. The merge's own ``WHERE`` still guards correctness if a row changes in between.
     """
-    sources = list(map(_posting_source, postings))
-    records, stored = _hash_and_fingerprint(conn, postings, sources)
-    skip = _unchanged_sources(sources, records, stored)
-    pairs = [(p, r) for p, r in zip(postings, records) if p.source not in skip]
+    sources = list(dict.fromkeys(map(_posting_source, postings)))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-fingerprint") as side:
+        # the database aggregates on its own core while Python digests; the connection is the thread's meanwhile
+        reading = side.submit(_read_stored, conn, sources)
+        digest = listing_digest(postings)
+        stored = reading.result()
+    if digest is not None and all(stored.remembered.get(s) == (digest, stored.fingerprints.get(s)) for s in sources):
+        return []
+    hashed, remember = _hash_by_source(postings, digest)
+    _remember(conn, remember)
+    pairs = [pair for source, (group, records) in hashed.items()
+             if _fingerprint(records) != stored.fingerprints.get(source) for pair in zip(group, records)]
     if not pairs:
         return []
     with conn.transaction():
@@ -290,8 +339,8 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     # use different cores, and the connection is only ever used by one thread at a time.
     restore_deferred_indexes(conn)  # left behind by a bulk load that died half-way
     empty = len(postings) >= bulk_load_rows and not conn.execute("SELECT EXISTS (SELECT 1 FROM jobs)").fetchone()[0]  # type: ignore[index]
-    # Into an empty table everything is new: no hashes to compare (staged_row computes them).
-    todo = [(p, None) for p in postings] if empty else _needs_writing(conn, postings)
+    # Into an empty table everything is new: no hashes to compare.
+    todo = _all_new(conn, postings) if empty else _needs_writing(conn, postings)
     if not conn.autocommit:
         conn.commit()
     todos = [todo[start:start + batch_size] for start in range(0, len(todo), batch_size)]

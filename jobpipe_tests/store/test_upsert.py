@@ -142,30 +142,78 @@ def test_each_batch_is_committed_even_when_a_later_batch_fails(db):
     assert db.execute("SELECT count(*) FROM jobs").fetchone()[0] == 6
 
 
-def test_unchanged_source_is_skipped_whole_and_a_changed_one_is_diffed(db):
-    from jobpipe.store.upsert import _hash_and_fingerprint, _unchanged_sources
+def _hashed(postings):
+    """As the normalizer hands them over: with their content hash set."""
+    return [replace(p, content_hash=content_hash(p)) for p in postings]
 
-    def unchanged(postings):
-        sources = [p.source for p in postings]
-        records, stored = _hash_and_fingerprint(db, postings, sources)
-        db.commit()
-        return _unchanged_sources(sources, records, stored)
 
-    a, b = make_postings(6, source="a"), make_postings(6, source="b")
+def _counting_record_hashes(monkeypatch):
+    import jobpipe.store.upsert as upsert_module
+
+    calls = []
+    real = upsert_module.fast_record_hash
+    monkeypatch.setattr(upsert_module, "fast_record_hash", lambda p: calls.append(p.external_id) or real(p))
+    return calls
+
+
+def test_unchanged_listing_is_not_hashed_and_a_changed_one_is_diffed(db, monkeypatch):
+    a, b = _hashed(make_postings(6, source="a")), _hashed(make_postings(6, source="b"))
     upsert_jobs(db, a + b)
     db.commit()
     before = _xmins(db)
+    hashed = _counting_record_hashes(monkeypatch)
+    assert upsert_jobs(db, a + b).unchanged == 12
+    assert hashed == []   # the call digests as the remembered one and the open rows still match
+
     b2 = list(b)
     b2[2] = replace(b2[2], url="https://elsewhere.example.com/b2")
-    both = a + b2
-    assert unchanged(both) == {"a"}
-    counts = upsert_jobs(db, both)
+    counts = upsert_jobs(db, a + b2)
     assert (counts.inserted, counts.updated, counts.unchanged) == (0, 1, 11)
     after = _xmins(db)
     assert {k for k in before if after[k] != before[k]} == {"b-2"}
+    assert len(hashed) == 12
+    hashed.clear()
+    assert upsert_jobs(db, a + b2).unchanged == 12
+    assert hashed == []   # remembered by the run that wrote it
+
     # Same count, one posting swapped for another: not mistaken for unchanged.
-    swapped = a[:5] + [make_posting(9, source="a")]
-    assert unchanged(swapped) == set()
+    swapped = a[:5] + _hashed([make_posting(9, source="a")])
+    assert (upsert_jobs(db, swapped).inserted, len(hashed)) == (1, 6)
     # A subset of the open rows is not "the same listing" either (though nothing in it changed).
-    assert unchanged(a[:5]) == set()
     assert upsert_jobs(db, a[:5]).unchanged == 5
+
+
+def test_remembered_listing_is_rechecked_against_the_rows(db):
+    """A remembered listing only vouches for the postings: rows changed since are still repaired."""
+    postings = _hashed(make_postings(8))
+    upsert_jobs(db, postings)
+    db.commit()
+    # Another writer rewrote one row and closed another since the listing was remembered.
+    db.execute("UPDATE jobs SET url = 'https://tampered.example.com', record_hash = md5('x') WHERE external_id = 'board-3'")
+    db.execute("UPDATE jobs SET closed_at = now() WHERE external_id = 'board-5'")
+    db.commit()
+    counts = upsert_jobs(db, postings)
+    assert (counts.inserted, counts.updated, counts.unchanged, counts.reopened) == (0, 2, 6, 1)
+    assert db.execute("SELECT url FROM jobs WHERE external_id = 'board-3'").fetchone()[0] == postings[3].url
+    assert db.execute("SELECT count(*) FROM jobs WHERE closed_at IS NOT NULL").fetchone()[0] == 0
+
+
+def test_a_changed_field_is_written_even_when_the_listing_was_remembered(db):
+    from jobpipe.models import Salary
+
+    postings = _hashed(make_postings(5))
+    upsert_jobs(db, postings)
+    db.commit()
+    edits = {
+        "posted_at": datetime(2026, 11, 2, tzinfo=timezone.utc),
+        "valid_through": datetime(2027, 1, 1, tzinfo=timezone.utc),
+        "salary": Salary(min=1, max=2, currency="USD", period="hour"),
+        "experience_min": 2.0,
+        "url": "https://jobs.example.com/moved",
+    }
+    for name, value in edits.items():
+        changed = list(postings)
+        changed[1] = replace(changed[1], **{name: value})
+        counts = upsert_jobs(db, changed)
+        assert (counts.updated, counts.unchanged) == (1, 4), name
+        postings = changed
