@@ -117,6 +117,7 @@ _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
     ("associate", guarded(re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I))),
     ("high_school", guarded(re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I))),
 ]
+_DEGREE_RES_LOWEST_FIRST = _DEGREE_RES[::-1]
 _DEGREE_KEYWORDS = {
     "phd": ("博士", "ph", "doctor"),
     "master": ("硕士", "碩士", "研究生", "master", "ms", "m.s", "mba", "m.eng", "meng"),
@@ -143,8 +144,10 @@ def parse_degree(text: str | None) -> str | None:
         return None
     short = len(t) <= 20
     low = t.lower()
-    hits: list[tuple[int, str]] = []
-    for rank, (name, pattern) in enumerate(_DEGREE_RES):
+    # the lowest level mentioned is the requirement ("Bachelor's required, Master's preferred"):
+    # levels are tried from the lowest up, and the first one mentioned is the answer (the higher
+    # ones, often named too, are never searched)
+    for name, pattern in _DEGREE_RES_LOWEST_FIRST:
         # cheap substring pre-check: most texts name one degree, so most regexes never run
         for keyword in _DEGREE_KEYWORDS[name]:   # a plain loop: any(generator) costs twice as much
             if keyword in low:
@@ -153,9 +156,5 @@ def parse_degree(text: str | None) -> str | None:
             continue
         for m in pattern.finditer(t):
             if short or _DEGREE_CONTEXT.search(t[max(0, m.start() - 40):m.end() + 40]):
-                hits.append((rank, name))
-                break
-    if not hits:
-        return None
-    # the lowest level mentioned is the requirement ("Bachelor's required, Master's preferred")
-    return max(hits)[1] if len(hits) > 1 else hits[0][1]
+                return name
+    return None
