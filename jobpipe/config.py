@@ -39,6 +39,7 @@ class Settings:
     reject_rate_threshold: float
     hnsw_m: int
     hnsw_ef_construction: int
+    retired_vector_days: float
     candidates_path: Path
 
     @property
@@ -71,5 +72,6 @@ def get_settings() -> Settings:
         reject_rate_threshold=float(_env("JOBPIPE_REJECT_RATE_THRESHOLD", "0.05")),  # type: ignore[arg-type]
         hnsw_m=int(_env("JOBPIPE_HNSW_M", "16")),  # type: ignore[arg-type]
         hnsw_ef_construction=int(_env("JOBPIPE_HNSW_EF_CONSTRUCTION", "64")),  # type: ignore[arg-type]
+        retired_vector_days=float(_env("JOBPIPE_RETIRED_VECTOR_DAYS", "7")),  # type: ignore[arg-type]
         candidates_path=Path(_env("JOBPIPE_CANDIDATES", str(DEMO_RESUMES_DIR))),  # type: ignore[arg-type]
     )

@@ -99,6 +99,7 @@ class PipelineSettingsResource(ConfigurableResource):
     reject_rate_threshold: float | None = None
     hnsw_m: int | None = None
     hnsw_ef_construction: int | None = None
+    retired_vector_days: float | None = None
     candidates_path: str | None = None
 
     def resolved(self) -> dict[str, Any]:
@@ -110,5 +111,8 @@ class PipelineSettingsResource(ConfigurableResource):
             ),
             "hnsw_m": self.hnsw_m or s.hnsw_m,
             "hnsw_ef_construction": self.hnsw_ef_construction or s.hnsw_ef_construction,
+            "retired_vector_days": (
+                self.retired_vector_days if self.retired_vector_days is not None else s.retired_vector_days
+            ),
             "candidates_path": self.candidates_path or s.candidates_path,
         }

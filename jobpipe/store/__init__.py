@@ -5,14 +5,15 @@ from jobpipe.store.dedupe import dedupe_key
 from jobpipe.store.duplicates import duplicate_groups
 from jobpipe.store.index import IndexState, ensure_vector_index, index_recall, index_state, model_predicate, vector_expr
 from jobpipe.store.models import ModelInfo, active_model
+from jobpipe.store.retired import PrunedModels, prune_retired_models
 from jobpipe.store.terms import TermCounts, pending_terms, sync_job_terms
 from jobpipe.store.upsert import UpsertCounts, upsert_jobs
 from jobpipe.store.vectors import EmbedCounts, pending_candidates, pending_jobs, sync_candidate_embeddings, sync_job_embeddings
 
 __all__ = [
-    "CloseResult", "EmbedCounts", "IndexState", "ModelInfo", "TermCounts", "UpsertCounts", "active_model", "close_missing",
+    "CloseResult", "EmbedCounts", "IndexState", "ModelInfo", "PrunedModels", "TermCounts", "UpsertCounts", "active_model", "close_missing",
     "dedupe_key", "duplicate_groups", "ensure_vector_index", "index_recall", "index_state", "model_predicate",
-    "pending_candidates", "pending_jobs", "pending_terms", "sync_candidate_embeddings", "sync_job_embeddings",
+    "pending_candidates", "pending_jobs", "pending_terms", "prune_retired_models", "sync_candidate_embeddings", "sync_job_embeddings",
     "sync_job_terms", "upsert_jobs",
     "vector_expr",
 ]

@@ -59,7 +59,7 @@ def register_model(conn: psycopg.Connection, model: str, dims: int) -> ModelInfo
                 (model, dims, "active" if first else "building", datetime.now().astimezone() if first else None),
             )
         elif info.state == "retired":
-            conn.execute("UPDATE embedding_models SET state = 'building' WHERE model = %s", (model,))
+            conn.execute("UPDATE embedding_models SET state = 'building', retired_at = NULL WHERE model = %s", (model,))
         info = model_info(conn, model)
     if not conn.autocommit:
         conn.commit()
@@ -71,7 +71,8 @@ def activate_model(conn: psycopg.Connection, model: str) -> None:
     """Make ``model`` the one search reads and retire the previous one, atomically. Commits."""
     with conn.transaction():
         conn.execute("LOCK TABLE embedding_models IN SHARE ROW EXCLUSIVE MODE")
-        conn.execute("UPDATE embedding_models SET state = 'retired' WHERE state = 'active' AND model <> %s", (model,))
+        conn.execute("UPDATE embedding_models SET state = 'retired', retired_at = now() WHERE state = 'active' AND model <> %s",
+                     (model,))
         conn.execute("UPDATE embedding_models SET state = 'active', activated_at = now() WHERE model = %s", (model,))
     if not conn.autocommit:
         conn.commit()

@@ -153,3 +153,41 @@ def test_sync_through_an_openai_compatible_endpoint_rides_out_a_429(db):
     assert counts.embedded == 12 and embedder.retries == 1
     assert [len(r["input"]) for r in state.requests] == [5, 5, 1, 5, 1]  # 429, then pages of 6 cut to 5 + 1
     assert active_model(db).model == "remote-model" and pending_jobs(db, "remote-model") == 0
+
+
+def test_retired_model_vectors_are_pruned_after_the_grace_period(db):
+    from datetime import timedelta
+
+    from jobpipe.store import ensure_vector_index, prune_retired_models
+    from jobpipe.store.index import index_name
+    from jobpipe.store.models import register_model
+
+    upsert_jobs(db, make_postings(12))
+    old, new = CountingEmbedder(32), CountingEmbedder(48)
+    sync_job_embeddings(db, old)
+    ensure_vector_index(db, old.model, 32)
+    sync_job_embeddings(db, new)
+    assert dict(db.execute("SELECT model, state FROM embedding_models").fetchall()) == {old.model: "retired", new.model: "active"}
+
+    def indexes():
+        return {r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'job_embeddings'")}
+
+    assert prune_retired_models(db, older_than=timedelta(days=1)).models == ()   # retired just now: kept
+    assert index_name(old.model, 32) in indexes()
+    db.execute("UPDATE embedding_models SET retired_at = now() - interval '8 days' WHERE model = %s", (old.model,))
+    db.commit()
+    pruned = prune_retired_models(db, older_than=timedelta(days=7))
+    assert (pruned.models, pruned.job_vectors) == ((old.model,), 12)
+    assert index_name(old.model, 32) not in indexes()
+    assert db.execute("SELECT model, count(*) FROM job_embeddings GROUP BY 1").fetchall() == [(new.model, 12)]
+    assert db.execute("SELECT count(*) FROM serving_jobs WHERE embedding IS NOT NULL").fetchone()[0] == 12
+    assert [r[0] for r in db.execute("SELECT model FROM embedding_models")] == [new.model]
+
+    # A model switched back to before its grace ran out is building again, not retired: kept.
+    third = CountingEmbedder(16)
+    sync_job_embeddings(db, third)   # new retires, third serves
+    db.execute("UPDATE embedding_models SET retired_at = now() - interval '8 days' WHERE model = %s", (new.model,))
+    db.commit()
+    register_model(db, new.model, 48)
+    assert prune_retired_models(db, older_than=timedelta(days=7)).models == ()
+    assert db.execute("SELECT count(*) FROM job_embeddings WHERE model = %s", (new.model,)).fetchone()[0] == 12

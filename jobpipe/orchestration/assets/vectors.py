@@ -2,6 +2,7 @@
 
 
 import sys
+from datetime import timedelta
 
 from dagster import (
     AssetCheckResult,
@@ -83,9 +84,11 @@ def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource)
     """Keep one HNSW (cosine) index per embedding model in use, built after bulk loads.
 
     The index is only trusted if it finds what exact search finds: the check measures recall@10
-    against an exact scan, with and without a selective filter, and fails below 0.95.
+    against an exact scan, with and without a selective filter, and fails below 0.95. Models
+    retired longer ago than ``retired_vector_days`` lose their vectors and index here: kept
+    that long, switching back costs no re-embedding; kept forever, they only cost disk.
     """
-    from jobpipe.store import ensure_vector_index, index_recall, index_state
+    from jobpipe.store import ensure_vector_index, index_recall, index_state, prune_retired_models
 
     params = settings.resolved()
     with postgres.connect() as conn:
@@ -103,12 +106,14 @@ def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource)
                 "filtered": index_recall(conn, model, filter_sql="selective"),
             }
         states = index_state(conn)
+        pruned = prune_retired_models(conn, older_than=timedelta(days=params["retired_vector_days"]))
     worst = min((v for r in recalls.values() for v in r.values()), default=1.0)
     return MaterializeResult(
         metadata={
             "indexes": MetadataValue.json([_jsonable(s) for s in states]),
             "built_now": sum(1 for s in built if getattr(s, "built_now", False)),
             "recall": MetadataValue.json(recalls),
+            **pruned.as_metadata(),
         },
         check_results=[
             AssetCheckResult(
