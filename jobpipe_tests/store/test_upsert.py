@@ -184,16 +184,17 @@ def test_unchanged_listing_is_not_hashed_and_a_changed_one_is_diffed(db, monkeyp
 
 
 def test_remembered_listing_is_rechecked_against_the_rows(db):
-    """A remembered listing only vouches for the postings: rows changed since are still repaired."""
+    """A remembered listing only vouches for the postings: rows edited, closed or deleted since are repaired."""
     postings = _hashed(make_postings(8))
     upsert_jobs(db, postings)
     db.commit()
-    # Another writer rewrote one row and closed another since the listing was remembered.
+    # Since the listing was remembered, another writer rewrote one row, closed one and deleted one.
     db.execute("UPDATE jobs SET url = 'https://tampered.example.com', record_hash = md5('x') WHERE external_id = 'board-3'")
     db.execute("UPDATE jobs SET closed_at = now() WHERE external_id = 'board-5'")
+    db.execute("DELETE FROM jobs WHERE external_id = 'board-6'")
     db.commit()
     counts = upsert_jobs(db, postings)
-    assert (counts.inserted, counts.updated, counts.unchanged, counts.reopened) == (0, 2, 6, 1)
+    assert (counts.inserted, counts.updated, counts.unchanged, counts.reopened) == (1, 2, 5, 1)
     assert db.execute("SELECT url FROM jobs WHERE external_id = 'board-3'").fetchone()[0] == postings[3].url
     assert db.execute("SELECT count(*) FROM jobs WHERE closed_at IS NOT NULL").fetchone()[0] == 0
 
