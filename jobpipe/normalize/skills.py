@@ -239,6 +239,10 @@ _WORD = re.compile(r"[.A-Za-z0-9+#](?:(?<=\.)[A-Za-z0-9+#]|(?<!\.))[A-Za-z0-9+#]
 _WORD_BYTES = bytes(
     c if chr(c) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+#.-" else 0x20 for c in range(256)
 )
+#: What a chunk of ``_WORD_BYTES`` holding no "." or "-" is made of.
+_PLAIN_CHUNK = re.compile(r"[A-Za-z0-9+#]+")
+#: The bytes after the first of a multi-byte UTF-8 sequence.
+_UTF8_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
 #: A space-separated chunk holding a "." or "-" (the only chunks that are not one word as they are).
 #: Starts with a literal space and never backtracks into a chunk, so re jumps from space to space.
 _DOTTED_CHUNK = re.compile(r" ([^ .\-]*+[.\-][^ ]*)")
@@ -316,18 +320,37 @@ def _plain_alias_words() -> frozenset[str]:
     return frozenset(w for w in words if "." not in w and "-" not in w)
 
 
+@lru_cache(maxsize=1)
+def _plain_alias_automaton() -> tuple[ahocorasick_rs.AhoCorasick, dict[str, str]]:
+    """(automaton over every plain alias word with a space on either side, padded word -> word).
+
+    Only words made of chunk characters: any other can never be a chunk (and one with a space
+    could match across two)."""
+    unpad = {f" {w} ": w for w in sorted(_plain_alias_words()) if _PLAIN_CHUNK.fullmatch(w)}
+    automaton = ahocorasick_rs.AhoCorasick(
+        list(unpad), store_patterns=True, implementation=ahocorasick_rs.Implementation.ContiguousNFA,
+    )
+    return automaton, unpad
+
+
 def _alias_words(data: bytes) -> set[str]:
     """``_utf8_word_set(data)`` as far as aliases care: its plain chunks that are alias words, plus
     every word of its chunks holding "." or "-". What ``extract_skills`` asks of the word set (its
     intersection with the alias keys, and whether a phrase's other words occur) is the same.
 
     Why: building the full word set costs a set insertion per word of the posting, and finding
-    the dotted chunks ran a regex over the joined words; here the frozenset of alias words
-    intersects the list of chunks directly, and the dotted chunks are found with ``bytes.find``.
+    the dotted chunks ran a regex over the joined words; here the dotted chunks are found with
+    ``bytes.find``, and the plain alias words by one automaton pass that yields only them (splitting
+    the text made a string of every word). Every non-word byte is a space by now, so " word " occurs
+    in the space-padded text exactly where the word is a whole chunk; overlapping matches, since
+    neighbouring chunks share the space between them. A multi-byte character becomes one space,
+    not one per byte (its continuation bytes are deleted): the same chunks, and a Chinese text is
+    not mostly runs of spaces, on which the automaton is slow.
     """
-    translated = data.translate(_WORD_BYTES).replace(b". ", b" ")
+    translated = data.translate(_WORD_BYTES, _UTF8_CONTINUATION_BYTES).replace(b". ", b" ")
     found = _dotted_words(translated) if (b"." in translated or b"-" in translated) else set()
-    found.update(_plain_alias_words().intersection(translated.decode("ascii").split()))
+    automaton, unpad = _plain_alias_automaton()
+    found.update(map(unpad.__getitem__, automaton.find_matches_as_strings(f" {translated.decode('ascii')} ", overlapping=True)))
     return found
 
 
@@ -370,6 +393,24 @@ def _strict_pattern(word: str) -> re.Pattern[str]:
 #: ``_FULLWIDTH`` in UTF-8: U+FF10-FF19, U+FF21-FF3A (EF BC ..), U+FF41-FF5A (EF BD ..). A lead byte
 #: EF never occurs inside another character's encoding, so a match is always a whole character.
 _FULLWIDTH_UTF8 = re.compile(rb"\xef(?:\xbc[\x90-\x99\xa1-\xba]|\xbd[\x81-\x9a])")
+
+
+#: UTF-8 lead bytes of U+4000-U+9FFF; U+3400-U+3FFF is E3 followed by 90-BF.
+_CJK_LEADS_UTF8 = (b"\xe4", b"\xe5", b"\xe6", b"\xe7", b"\xe8", b"\xe9")
+_CJK_EXT_A_UTF8 = re.compile(rb"\xe3[\x90-\xbf]")
+
+
+def _has_cjk_utf8(data: bytes) -> bool:
+    """Whether the text encoded as ``data`` (UTF-8, surrogatepass) holds a ``_CJK`` character.
+
+    A few C-level byte searches: ``_CJK.search`` over the text tries its class at every character,
+    which costs most on long non-CJK texts with a curly quote or an accent. A lead byte E3-E9 never
+    occurs inside another character's encoding.
+    """
+    for lead in _CJK_LEADS_UTF8:   # a plain loop: any(generator) costs more than the searches
+        if lead in data:
+            return True
+    return b"\xe3" in data and _CJK_EXT_A_UTF8.search(data) is not None
 
 
 def extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
@@ -430,7 +471,7 @@ def extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
                         note(canonical, pos)
                         break
                     pos = norm.find(phrase, pos + 1)
-    if not text.isascii() and _CJK.search(text):
+    if len(data) != len(lower) and _has_cjk_utf8(data):
         lookup = _matchers()[3]
         for start, alias in _cjk_matches(lower):
             canonical = lookup.get(alias)

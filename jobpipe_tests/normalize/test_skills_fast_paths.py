@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobpipe.normalize.skills import _WORD, _word_set, extract_skills
+from jobpipe.normalize.skills import _CJK, _WORD, _has_cjk_utf8, _word_set, extract_skills
 
 _PLAIN_WORD = re.compile(r"\.?[A-Za-z0-9+#]+(?:[.\-][A-Za-z0-9+#]+)*")
 
@@ -91,3 +91,14 @@ def test_cjk_alias_ending_in_a_latin_letter_does_not_run_into_a_word():
     assert [a for _, a in _cjk_matches("熟悉生成式ai和大模型")] == ["生成式ai", "大模型"]
     assert _cjk_matches("生成式aix 大模型") == _regex_cjk_matches("生成式aix 大模型")
     assert "LLM" in extract_skills("熟悉大模型微调") and "Generative AI" not in extract_skills("生成式aiops")
+
+
+#: Around the CJK range's ends, and other characters whose UTF-8 starts with E3 (kana, CJK punctuation).
+_CJK_EDGE_PIECES = ["a", " ", "’", "é", "\u33ff", "\u3400", "\u3fff", "\u4000", "\u9fff", "\ua000", "あ", "。", "\u3000",
+                    "中", "\ud800", "\U00020000", "ＡＢ"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_CJK_EDGE_PIECES), max_size=12).map("".join))
+def test_cjk_check_on_utf8_equals_the_regex(text):
+    assert _has_cjk_utf8(text.encode("utf-8", "surrogatepass")) == (_CJK.search(text) is not None)
