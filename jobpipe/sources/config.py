@@ -25,6 +25,9 @@ log = logging.getLogger("jobpipe.sources")
 
 _ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _FILE_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
+# A larger page would be refused (Workday answers 400) or silently cut short (Eightfold),
+# which paging without a total would take for the last page.
+_LARGEST_PAGE = {"workday": 20, "eightfold": 10}
 
 
 class SourcesFileError(ValueError):
@@ -264,6 +267,9 @@ def _check_kind(kind: str, options: dict[str, Any], fail: Any) -> None:
             raise fail("fields.external_id", "missing: name the column that identifies a posting")
     if kind == "html" and "title" not in options["fields"]:
         raise fail("fields.title", "missing: a detail page needs at least a title selector")
+    largest = _LARGEST_PAGE.get(kind)
+    if largest is not None and options["page_size"] > largest:
+        raise fail("page_size", f"at most {largest} for kind {kind!r} (the API sends no more per request)")
     if "base_url" in options and options["base_url"]:
         ident = next((k for k in ("board", "company", "account") if k in options), None)
         if "{company}" in options["base_url"] and ident:

@@ -12,6 +12,7 @@ against robots.txt like any other request.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import random
 import ssl
@@ -66,6 +67,7 @@ class Response:
     encoding: str | None = None
     redirected_permanently: bool = False
     requested_url: str = ""       # the URL asked for, before redirects
+    method: str = "GET"
 
     @property
     def not_modified(self) -> bool:
@@ -167,12 +169,33 @@ class PoliteClient:
         """
         if params:
             url = str(httpx.URL(url, params=params))
-        stats = stats or RequestStats()
         request_headers = dict(headers or {})
         if etag:
             request_headers["If-None-Match"] = etag
         if last_modified:
             request_headers["If-Modified-Since"] = last_modified
+        return self._request("GET", url, request_headers, None, rate_limit, robots, stats)
+
+    def post_json(
+        self,
+        url: str,
+        body: Any,
+        *,
+        headers: dict[str, str] | None = None,
+        rate_limit: float | None = None,
+        robots: bool = True,
+        stats: RequestStats | None = None,
+    ) -> Response:
+        """POST ``body`` as JSON, for search APIs that page through the request body
+        (Workday). Only for reads: it is retried like a GET, so it must be idempotent."""
+        request_headers = {"Content-Type": "application/json", "Accept": "application/json", **(headers or {})}
+        content = json.dumps(body, separators=(",", ":")).encode()
+        return self._request("POST", url, request_headers, content, rate_limit, robots, stats)
+
+    # ------------------------------------------------------------------ internals
+    def _request(self, method: str, url: str, request_headers: dict[str, str], content: bytes | None,
+                 rate_limit: float | None, robots: bool, stats: RequestStats | None) -> Response:
+        stats = stats or RequestStats()
         rate = self.rate_limit if rate_limit is None else rate_limit
         check_robots = robots and self.respect_robots
         current = url
@@ -182,16 +205,20 @@ class PoliteClient:
                 rules = self._robots.rules_for(current, lambda u: self._load_robots(u, stats))
                 if not rules.allows(current):
                     why = rules.reason or "disallowed by robots.txt"
-                    raise RobotsDisallowed(f"GET {current}: {why} for user agent 'jobpipe'", url=current)
+                    raise RobotsDisallowed(f"{method} {current}: {why} for user agent 'jobpipe'", url=current)
                 rate = self._respect_crawl_delay(current, rate, rules)
-            response = self._send_with_retries(current, request_headers, rate, stats)
+            response = self._send_with_retries(current, request_headers, rate, stats, method=method, content=content)
             if response.status in _REDIRECT_STATUSES:
                 location = response.headers.get("location")
                 if not location:
-                    raise HttpError(f"GET {current}: HTTP {response.status} without a Location header",
+                    raise HttpError(f"{method} {current}: HTTP {response.status} without a Location header",
                                     url=current, status=response.status)
                 permanent = permanent and response.status in (301, 308)
                 current = urljoin(current, location)
+                if method == "POST" and response.status in (301, 302, 303):
+                    # what browsers (and httpx) do: only 307/308 repeat the POST with its body
+                    method, content = "GET", None
+                    request_headers = {k: v for k, v in request_headers.items() if k.lower() != "content-type"}
                 continue
             response.redirected_permanently = permanent and current != url
             response.requested_url = url
@@ -202,11 +229,10 @@ class PoliteClient:
                 return response
             if 200 <= response.status < 300:
                 return response
-            raise HttpError(f"GET {current}: HTTP {response.status} {_reason(response.status)}",
+            raise HttpError(f"{method} {current}: HTTP {response.status} {_reason(response.status)}",
                             url=current, status=response.status)
-        raise HttpError(f"GET {url}: more than {self.max_redirects} redirects", url=url)
+        raise HttpError(f"{method} {url}: more than {self.max_redirects} redirects", url=url)
 
-    # ------------------------------------------------------------------ internals
     def _respect_crawl_delay(self, url: str, rate: float, rules: RobotsRules) -> float:
         delay = rules.crawl_delay()
         if delay and delay > 0 and (rate <= 0 or 1.0 / rate < delay):
@@ -235,8 +261,8 @@ class PoliteClient:
         base = min(self.backoff_max, self.backoff_base * (2 ** attempt))
         return base / 2 + random.uniform(0, base / 2)  # "equal jitter": never zero, never in lockstep
 
-    def _send_with_retries(self, url: str, headers: dict[str, str], rate: float,
-                           stats: RequestStats) -> Response:
+    def _send_with_retries(self, url: str, headers: dict[str, str], rate: float, stats: RequestStats, *,
+                           method: str = "GET", content: bytes | None = None) -> Response:
         host = urlsplit(url).netloc
         last_error = ""
         for attempt in range(self.max_retries + 1):
@@ -246,7 +272,7 @@ class PoliteClient:
             try:
                 with self._slots:
                     stats.add(requests=1)
-                    response = self._send_once(url, headers, stats)
+                    response = self._send_once(url, headers, stats, method, content)
             except ResponseTooLarge:
                 raise
             except httpx.TimeoutException as exc:
@@ -256,7 +282,7 @@ class PoliteClient:
                 last_error = f"connection error ({type(exc).__name__}: {exc})"
                 wait = self._backoff(attempt)
             except (httpx.HTTPError, httpx.InvalidURL) as exc:  # e.g. a corrupt gzip body: not worth retrying
-                raise HttpError(f"GET {url}: {type(exc).__name__}: {exc}", url=url) from None
+                raise HttpError(f"{method} {url}: {type(exc).__name__}: {exc}", url=url) from None
             else:
                 if response.status not in _RETRY_STATUSES:
                     return response
@@ -264,33 +290,34 @@ class PoliteClient:
                 hinted = retry_after_seconds(response.headers.get("retry-after"))
                 wait = self._backoff(attempt) if hinted is None else hinted
                 if hinted is not None and hinted > self.max_retry_after:
-                    raise HttpError(f"GET {url}: {last_error}, Retry-After {hinted:.0f}s exceeds the "
+                    raise HttpError(f"{method} {url}: {last_error}, Retry-After {hinted:.0f}s exceeds the "
                                     f"{self.max_retry_after:.0f}s cap", url=url, status=response.status)
             if attempt < self.max_retries:
-                log.info("GET %s: %s; retry %d/%d in %.2fs", url, last_error, attempt + 1, self.max_retries, wait)
+                log.info("%s %s: %s; retry %d/%d in %.2fs", method, url, last_error, attempt + 1, self.max_retries, wait)
                 self.limiter.defer(host, wait)  # the whole host backs off, not just this request
         status = None
         if last_error.startswith("HTTP "):
             status = int(last_error.split()[1])
-        raise HttpError(f"GET {url}: {last_error} (after {self.max_retries + 1} attempts)", url=url, status=status)
+        raise HttpError(f"{method} {url}: {last_error} (after {self.max_retries + 1} attempts)", url=url, status=status)
 
-    def _send_once(self, url: str, headers: dict[str, str], stats: RequestStats) -> Response:
-        with self._http.stream("GET", url, headers=headers) as raw:
+    def _send_once(self, url: str, headers: dict[str, str], stats: RequestStats, method: str = "GET",
+                   content: bytes | None = None) -> Response:
+        with self._http.stream(method, url, headers=headers, content=content) as raw:
             declared = raw.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > self.max_bytes:
-                raise ResponseTooLarge(f"GET {url}: response of {int(declared)} bytes exceeds the "
+                raise ResponseTooLarge(f"{method} {url}: response of {int(declared)} bytes exceeds the "
                                        f"{self.max_bytes}-byte cap", url=url, status=raw.status_code)
             chunks: list[bytes] = []
             size = 0
             for chunk in raw.iter_bytes():
                 size += len(chunk)
                 if size > self.max_bytes:
-                    raise ResponseTooLarge(f"GET {url}: response exceeds the {self.max_bytes}-byte cap",
+                    raise ResponseTooLarge(f"{method} {url}: response exceeds the {self.max_bytes}-byte cap",
                                            url=url, status=raw.status_code)
                 chunks.append(chunk)
             stats.add(bytes=size)
             return Response(url=url, status=raw.status_code, headers=raw.headers,
-                            content=b"".join(chunks), encoding=raw.charset_encoding)
+                            content=b"".join(chunks), encoding=raw.charset_encoding, method=method)
 
 
 def _reason(status: int) -> str:

@@ -45,6 +45,28 @@ KIND_OPTIONS: dict[str, dict[str, Option]] = {
     "personio": _api("company", "company subdomain (<company>.jobs.personio.de)", "https://{company}.jobs.personio.de",
                      language=Option("str", default="en", help="feed language")),
     "teamtailor": _api("company", "career site subdomain (<company>.teamtailor.com)", "https://{company}.teamtailor.com"),
+    "workday": {
+        "tenant": Option("str", required=True, help="tenant name: the first part of <tenant>.wdN.myworkdayjobs.com"),
+        "site": Option("str", required=True, help="career site name: the path after the host (and locale), e.g. External_Career_Site"),
+        "base_url": Option("url", required=True, help="the career site's host, e.g. https://<tenant>.wd5.myworkdayjobs.com (wdN varies)"),
+        "company_name": Option("str", help="company name to record when the posting does not carry one"),
+        "page_size": Option("int", default=20, help="postings per search request (the API allows at most 20)"),
+        "search_text": Option("str", help="search words, as typed in the career site's search box"),
+        "details": Option("bool", default=True, help="fetch each posting's detail (description, locations, time type)"),
+    },
+    "comeet": {
+        "company_uid": Option("str", required=True, help="company UID from the careers API settings, e.g. F6.003"),
+        "token": Option("str", required=True, help="careers API token (public, but better passed as ${VAR})"),
+        "base_url": Option("url", default="https://www.comeet.co", help="replaces the public API host (mirror, proxy, test server)"),
+        "company_name": Option("str", help="company name to record when the API's postings do not carry one"),
+    },
+    "eightfold": {
+        "domain": Option("str", required=True, help="the employer's domain the API is asked about, e.g. acme.com"),
+        "base_url": Option("url", required=True, help="the career site's host, e.g. https://acme.eightfold.ai"),
+        "company_name": Option("str", help="company name to record (the API's positions do not carry one)"),
+        "page_size": Option("int", default=10, help="positions per listing request (the API returns at most 10)"),
+        "details": Option("bool", default=True, help="fetch each position's detail (the listing has no description)"),
+    },
     "jsonld": {
         "start_url": Option("url", required=True, help="listing page, or a sitemap (URL ending in .xml)"),
         "follow": Option("regex", help="links to follow from listing pages: substring or regular expression"),

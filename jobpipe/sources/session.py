@@ -82,6 +82,18 @@ class SourceSession:
             self.pages[url] = CachedPage(url, response.etag, response.last_modified, output)
         return output
 
+    def post_page(self, url: str, body: Any, parse: Parser) -> PageOutput:
+        """Fetch and parse one page of a search API that pages through a POST body.
+
+        Never conditional: the URL alone does not name the page, and such APIs send no
+        validators, so there is nothing to remember between runs.
+        """
+        response = self.client.post_json(url, body, rate_limit=self.config.rate_limit, robots=self.config.robots,
+                                         stats=self.stats)
+        if response.redirected_permanently:
+            self.warn(f"{url} moved permanently to {response.url}")
+        return parse(response)
+
     def pages_concurrently(self, urls: Sequence[str], parse: Parser) -> list[PageOutput | FetchError]:
         """``page()`` for many URLs at once, in order; a failed page yields its error instead.
 

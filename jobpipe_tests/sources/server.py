@@ -35,6 +35,8 @@ class Seen:
     at: float
     path: str
     headers: dict[str, str]
+    method: str = "GET"
+    body: bytes = b""
 
 
 def fixture(name: str) -> bytes:
@@ -74,6 +76,9 @@ class FixtureServer:
             def do_GET(self) -> None:
                 server._handle(self)
 
+            def do_POST(self) -> None:  # search APIs (Workday) page through the body: see Seen.body
+                server._handle(self)
+
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
@@ -107,8 +112,11 @@ class FixtureServer:
     # -------------------------------------------------------------- serving
     def _handle(self, request: BaseHTTPRequestHandler) -> None:
         path = request.path
+        length = int(request.headers.get("Content-Length") or 0)
+        body_in = request.rfile.read(length) if length else b""
         with self._lock:
-            self.log.append(Seen(time.monotonic(), path, {k.lower(): v for k, v in request.headers.items()}))
+            self.log.append(Seen(time.monotonic(), path, {k.lower(): v for k, v in request.headers.items()},
+                                 request.command, body_in))
             key = path if path in self.routes else path.split("?", 1)[0]
             replies = self.routes.get(key)
             if replies:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jobpipe.models import PostingFields, RawPosting
-from jobpipe.sources.kinds import (ashby, file, greenhouse, html, jsonld, lever, personio, recruitee,
-                                   smartrecruiters, teamtailor, workable)
+from jobpipe.sources.kinds import (ashby, comeet, eightfold, file, greenhouse, html, jsonld, lever, personio,
+                                   recruitee, smartrecruiters, teamtailor, workable, workday)
 
 
 @dataclass(frozen=True)
@@ -25,5 +25,5 @@ class Kind:
 KINDS: dict[str, Kind] = {
     module.__name__.rsplit(".", 1)[-1]: Kind(module.__name__.rsplit(".", 1)[-1], module.fetch, module.extract)
     for module in (greenhouse, lever, ashby, workable, smartrecruiters, recruitee, personio, teamtailor,
-                   jsonld, html, file)
+                   workday, comeet, eightfold, jsonld, html, file)
 }

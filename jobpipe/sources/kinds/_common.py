@@ -61,14 +61,14 @@ def json_body(response: Response) -> Any:
     try:
         return json.loads(response.content.decode(response.encoding or "utf-8", errors="replace"))
     except ValueError as exc:
-        raise PayloadError(f"GET {response.url}: response is not JSON ({exc})") from None
+        raise PayloadError(f"{response.method} {response.url}: response is not JSON ({exc})") from None
 
 
 def expect(data: Any, key: str | None, response: Response, what: str) -> list[Any]:
     """The list of postings at ``data[key]`` (or ``data`` itself), or a clear PayloadError."""
     items = data.get(key) if key is not None and isinstance(data, dict) else data
     if not isinstance(items, list):
-        raise PayloadError(f"GET {response.url}: expected {what}, got {type(items).__name__}")
+        raise PayloadError(f"{response.method} {response.url}: expected {what}, got {type(items).__name__}")
     return items
 
 

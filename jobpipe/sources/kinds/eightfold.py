@@ -1,0 +1,102 @@
+"""Eightfold career sites (``/api/apply/v2/jobs``): positions paged with start/num (at most
+10 per page), then one request per position for its description (the listing's is empty);
+``details: false`` keeps the listing objects only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from jobpipe.models import PostingFields, RawPosting
+from jobpipe.sources.errors import FetchError, HttpError, PayloadError
+from jobpipe.sources.http import Response
+from jobpipe.sources.kinds._common import as_text, expect, json_body, unique, with_company
+from jobpipe.sources.result import PageOutput
+from jobpipe.sources.session import SourceSession
+
+MAX_PAGES = 1000
+
+
+def page_url(options: dict[str, Any], start: int) -> str:
+    query = urlencode({"domain": options["domain"], "start": start, "num": options["page_size"]})
+    return f"{options['base_url']}/api/apply/v2/jobs?{query}"
+
+
+def detail_url(options: dict[str, Any], position_id: str) -> str:
+    return f"{options['base_url']}/api/apply/v2/jobs/{quote(position_id, safe='')}?{urlencode({'domain': options['domain']})}"
+
+
+def fetch(session: SourceSession) -> Iterator[RawPosting]:
+    options = session.options
+    limit = options["page_size"]
+    company = options.get("company_name")
+    seen_first: set[str] = set()
+    start = 0
+    for _ in range(MAX_PAGES):
+        url = page_url(options, start)
+
+        def parse(response: Response, start: int = start) -> PageOutput:
+            data = json_body(response)
+            items = [p for p in expect(data, "positions", response, "a 'positions' list")
+                     if isinstance(p, dict) and p.get("id") is not None]
+            count = data.get("count") if isinstance(data, dict) and isinstance(data.get("count"), int) else None
+            more = bool(items) and (start + len(items) < count if count is not None else len(items) >= limit)
+            postings = tuple(session.posting(p["id"], with_company(p, company), as_text(p.get("canonicalPositionUrl")))
+                             for p in items)
+            return PageOutput(postings, next_links=(page_url(options, start + len(items)),) if more else ())
+
+        out = session.page(url, parse)
+        if out.postings:
+            first = out.postings[0].external_id
+            if first in seen_first:
+                raise PayloadError(f"GET {url}: the server repeats an earlier page (does it ignore 'start'?)")
+            seen_first.add(first)
+        if options["details"]:
+            yield from _details(session, out.postings, company)
+        else:
+            yield from out.postings
+        if not out.next_links:
+            return
+        start += len(out.postings)
+    raise PayloadError(f"source lists more than {MAX_PAGES} pages of {limit}: stopping")
+
+
+def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:
+    urls = [detail_url(session.options, p.external_id) for p in summaries]
+
+    def parse(response: Response) -> PageOutput:
+        detail = json_body(response)
+        if not isinstance(detail, dict) or detail.get("id") is None:
+            raise PayloadError(f"GET {response.url}: expected a position object")
+        return PageOutput((session.posting(detail["id"], with_company(detail, company),
+                                           as_text(detail.get("canonicalPositionUrl"))),))
+
+    for result in session.pages_concurrently(urls, parse):
+        if isinstance(result, HttpError) and result.status in (404, 410):
+            session.page_gone(result.url)  # withdrawn between listing and detail
+        elif isinstance(result, FetchError):
+            session.page_failed(result)
+        else:
+            yield from result.postings
+
+
+def extract(payload: dict[str, Any]) -> PostingFields:
+    locations = [as_text(x) for x in payload.get("locations") or []]
+    location = as_text(payload.get("location")) or next((x for x in locations if x), None)
+    department = payload.get("department")
+    if isinstance(department, list):  # some sites list several
+        department = ", ".join(str(d) for d in department if d)
+    return PostingFields(
+        title=as_text(payload.get("name")),
+        company=as_text(payload.get("_company")),
+        location=location,
+        locations=unique(locations, exclude=location),
+        remote_hint=as_text(payload.get("work_location_option")) or as_text(payload.get("location_flexibility")),
+        description=as_text(payload.get("job_description")),
+        url=as_text(payload.get("canonicalPositionUrl")),
+        posted_at=payload.get("t_create"),     # epoch seconds
+        department=as_text(department),
+        extra={k: payload[k] for k in ("display_job_id", "ats_job_id", "business_unit", "t_update")
+               if payload.get(k) not in (None, "", [])},
+    )

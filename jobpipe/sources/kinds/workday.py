@@ -1,0 +1,132 @@
+"""Workday CXS career sites: a POST search paged by offset (at most 20 per page), then one
+GET per posting for its description (``details: false`` keeps the search results only).
+
+The search results carry relative dates ("Posted Yesterday", "Posted 30+ Days Ago"); they
+are kept as text for the normalizer, which resolves them against the fetch time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import quote
+
+from jobpipe.models import PostingFields, RawPosting
+from jobpipe.sources.errors import FetchError, HttpError, PayloadError
+from jobpipe.sources.http import Response
+from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
+from jobpipe.sources.result import PageOutput
+from jobpipe.sources.session import SourceSession
+
+MAX_PAGES = 1000
+
+# "3 Locations", "3 Standorte": a count the search shows instead of naming several places
+_LOCATION_COUNT = re.compile(r"\d+\s+\w+")
+
+
+def cxs_url(options: dict[str, Any]) -> str:
+    return f"{options['base_url']}/wday/cxs/{quote(options['tenant'], safe='')}/{quote(options['site'], safe='')}"
+
+
+def _public_url(options: dict[str, Any], external_path: str) -> str:
+    return f"{options['base_url']}/{quote(options['site'], safe='')}{external_path}"
+
+
+def fetch(session: SourceSession) -> Iterator[RawPosting]:
+    options = session.options
+    limit = options["page_size"]
+    company = options.get("company_name")
+    url = f"{cxs_url(options)}/jobs"
+    total: int | None = None
+    seen_first: set[str] = set()
+    offset = 0
+    for _ in range(MAX_PAGES):
+        body = {"appliedFacets": {}, "limit": limit, "offset": offset, "searchText": options["search_text"] or ""}
+
+        def parse(response: Response) -> PageOutput:
+            nonlocal total
+            data = json_body(response)
+            items = [j for j in expect(data, "jobPostings", response, "a 'jobPostings' list")
+                     if isinstance(j, dict) and as_text(j.get("externalPath"))]
+            if total is None and isinstance(data, dict) and isinstance(data.get("total"), int) and data["total"] > 0:
+                total = data["total"]  # later pages answer total 0: only the first one counts
+            postings = []
+            for job in items:
+                # the search result has no URL of its own: keep the public one with it (as ``_url``)
+                public = _public_url(options, job["externalPath"])
+                postings.append(session.posting(job["externalPath"], with_company({**job, "_url": public}, company),
+                                                public))
+            return PageOutput(tuple(postings))
+
+        out = session.post_page(url, body, parse)
+        if out.postings:
+            first = out.postings[0].external_id
+            if first in seen_first:
+                raise PayloadError(f"POST {url}: the server repeats an earlier page (does it ignore 'offset'?)")
+            seen_first.add(first)
+        if options["details"]:
+            yield from _details(session, out.postings, company)
+        else:
+            yield from out.postings
+        offset += len(out.postings)
+        if not out.postings or (offset >= total if total is not None else len(out.postings) < limit):
+            return
+    raise PayloadError(f"source lists more than {MAX_PAGES} pages of {limit}: stopping")
+
+
+def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:
+    """The detail replaces the search result: it says everything the result says, and adds the
+    description, every location and an absolute ``startDate``."""
+    base = cxs_url(session.options)
+    ids = {f"{base}{p.external_id}": p.external_id for p in summaries}
+
+    def parse(response: Response) -> PageOutput:
+        detail = json_body(response)
+        info = detail.get("jobPostingInfo") if isinstance(detail, dict) else None
+        if not isinstance(info, dict):
+            raise PayloadError(f"GET {response.url}: expected a 'jobPostingInfo' object")
+        path = ids[response.requested_url]
+        payload: dict[str, Any] = {"externalPath": path, "jobPostingInfo": info,
+                                   "_url": _public_url(session.options, path)}
+        if isinstance(detail.get("hiringOrganization"), dict):
+            payload["hiringOrganization"] = detail["hiringOrganization"]
+        return PageOutput((session.posting(path, with_company(payload, company),
+                                           as_text(info.get("externalUrl")) or payload["_url"]),))
+
+    for result in session.pages_concurrently(list(ids), parse):
+        if isinstance(result, HttpError) and result.status in (404, 410):
+            session.page_gone(result.url)  # withdrawn between search and detail
+        elif isinstance(result, FetchError):
+            session.page_failed(result)
+        else:
+            yield from result.postings
+
+
+def extract(payload: dict[str, Any]) -> PostingFields:
+    info = payload.get("jobPostingInfo")
+    info = info if isinstance(info, dict) else {}
+    listed = as_text(payload.get("locationsText"))
+    location = as_text(info.get("location")) or (
+        listed if listed and not _LOCATION_COUNT.fullmatch(listed.strip()) else None)
+    others = [as_text(x) for x in info.get("additionalLocations") or []]
+    bullets = [b for b in payload.get("bulletFields") or [] if as_text(b)]
+    extra: dict[str, Any] = {k: v for k, v in (
+        ("jobReqId", as_text(info.get("jobReqId"))),
+        ("country", as_text(dig(info, "country", "descriptor"))),
+        ("externalPath", as_text(payload.get("externalPath"))),
+        ("bulletFields", bullets),
+    ) if v}
+    return PostingFields(
+        title=as_text(info.get("title")) or as_text(payload.get("title")),
+        company=as_text(dig(payload, "hiringOrganization", "name")) or as_text(payload.get("_company")),
+        location=location,
+        locations=unique(others, exclude=location),
+        remote_hint=as_text(info.get("remoteType")) or as_text(payload.get("remoteType")),
+        employment_type=as_text(info.get("timeType")) or as_text(payload.get("timeType")),
+        description=as_text(info.get("jobDescription")),
+        url=as_text(info.get("externalUrl")) or as_text(payload.get("_url")),
+        # startDate is the posting's start ("2026-11-30"); postedOn is relative text
+        posted_at=as_text(info.get("startDate")) or as_text(info.get("postedOn")) or as_text(payload.get("postedOn")),
+        extra=extra,
+    )
