@@ -154,15 +154,20 @@ _BULLET_START = _LineStart(r"\s*(?:[-*+•·]|\d+[.)、])\s")
 
 
 def _markdown_to_text(text: str) -> str:
-    """Markdown syntax out, text kept; each rule runs only when its marker character occurs."""
-    if "```" in text:
+    """Markdown syntax out, text kept; each rule runs only when its marker character occurs.
+
+    A marker of several characters is looked for only after its first character was found: a
+    one-character search runs at memchr speed, a longer one reads the text several times slower.
+    """
+    if "`" in text and "```" in text:
         text = _MD_FENCE.sub("", text)
-    if "](" in text:
+    if "]" in text and "](" in text:
         text = _MD_IMAGE.sub(r"\1", text)
         text = _MD_LINK.sub(r"\1", text)
     if "|" in text:
         text = _MD_TABLE_SEP.sub("", text)
-    if "---" in text or "***" in text or "___" in text or "===" in text:
+    if (("-" in text and "---" in text) or ("*" in text and "***" in text) or ("_" in text and "___" in text)
+            or ("=" in text and "===" in text)):
         text = _MD_RULE.sub("", text)
     if "#" in text:
         text = _sub_from(_MD_HEADING, _HEADING_START, "", text)
@@ -171,7 +176,7 @@ def _markdown_to_text(text: str) -> str:
     if "[" in text:
         text = _MD_CHECKBOX.sub("- ", text)
     text = _sub_from(_MD_BULLET, _BULLET_START, "- ", text)
-    if "**" in text or "__" in text or "~~" in text:
+    if ("*" in text and "**" in text) or ("_" in text and "__" in text) or ("~" in text and "~~" in text):
         # two passes (nested emphasis); the second only when the first changed something
         text, changed = _MD_EMPH.subn(r"\2", text)
         if changed:
@@ -211,7 +216,7 @@ def clean_text(raw: str | None) -> str:
         return ""
     text = str(raw)
     # substring pre-checks first: a regex alternation over a long text costs more than the test
-    if "&lt;" in text and _ESCAPED_HTML_HINT.search(text) and not ("<" in text and _HTML_HINT.search(text)):
+    if "&" in text and "&lt;" in text and _ESCAPED_HTML_HINT.search(text) and not ("<" in text and _HTML_HINT.search(text)):
         text = html.unescape(text)   # doubly escaped HTML: unescape once to get the markup back
     text = repair_mojibake(text)
     if "<" in text and _HTML_HINT.search(text):
