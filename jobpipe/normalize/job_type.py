@@ -11,6 +11,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+import ahocorasick_rs
+
 from jobpipe.normalize.regex_guard import guarded
 
 JOB_TYPES = ("full_time", "part_time", "intern", "campus", "contract")
@@ -36,13 +38,49 @@ _DESCRIPTION_KIND = (("full-time", "full_time"), ("full time", "full_time"), ("p
                      ("part time", "part_time"), ("internship", "intern"), ("全职", "full_time"), ("兼职岗", "part_time"))
 
 
+#: Every match of a type pattern (and of ``_NEGATED_FULL``) holds one of these, lowercased.
+_TYPE_CUES = (
+    "实习", "實習", "intern", "co-op", "coop", "trainee", "校招", "校园招聘", "校園招聘", "应届", "應屆", "毕业生", "畢業生",
+    "管培生", "届", "grad", "campus", "兼职", "兼職", "part", "diem", "合同工", "外包", "派遣", "顾问制", "临时", "臨時",
+    "项目制", "contract", "temp", "freelance", "seasonal", "fixed", "全职", "全職", "全/兼", "全兼职", "社招", "社会招聘",
+    "正式员工", "full", "permanent", "regular",
+)
+
+
+def _cue_automaton(cues: tuple[str, ...]) -> ahocorasick_rs.AhoCorasick:
+    return ahocorasick_rs.AhoCorasick(list(cues), implementation=ahocorasick_rs.Implementation.DFA)
+
+
+_TYPE_CUE_AUTOMATON = _cue_automaton(_TYPE_CUES)
+
+
+def _has_cue(text: str, automaton: ahocorasick_rs.AhoCorasick) -> bool:
+    """Whether ``text`` lowercased holds one of the automaton's cues, or may match without one.
+
+    Why: the unions of case-insensitive word patterns are tried at nearly every letter of a Latin
+    title (10-15 us a title), and most titles name no type and a third no seniority; one automaton
+    pass over the lowercased title rules those out. Under IGNORECASE "ſ", "ı" and "İ" also match
+    "s" and "i" while ``str.lower`` keeps them apart; a text holding one, or a lone surrogate (the
+    automaton needs valid UTF-8), goes to the patterns.
+    """
+    low = text.lower()
+    if not low.isascii() and ("ſ" in text or "ı" in text or "İ" in text):
+        return True
+    try:
+        return bool(automaton.find_matches_as_indexes(low))
+    except UnicodeEncodeError:
+        return True
+
+
 @lru_cache(maxsize=8192)
 def _type_of(text: str) -> tuple[str, ...]:
     """Every type a text names, in precedence order for a type field.
 
     Cached: type fields and titles repeat across a source's postings. Most texts name no type at
-    all, so one search for any of the words comes before the per-type searches.
+    all, so a cue check and then one search for any of the words come before the per-type searches.
     """
+    if not _has_cue(text, _TYPE_CUE_AUTOMATON):
+        return ()
     found: list[str] = []
     if _NEGATED_FULL.search(text):
         found.append("part_time")
@@ -131,16 +169,31 @@ _ANY_SENIORITY = guarded(re.compile("|".join(f"(?:{p.pattern})" for _, p in _SEN
 _SENIORITY = [(name, guarded(p)) for name, p in _SENIORITY]
 
 
+#: Every match of a seniority pattern holds one of these, lowercased, or is a lone "I" (``_LONE_I``).
+_SENIORITY_CUES = (
+    "实习", "實習", "intern", "总监", "總監", "director", "head of", "vp", "vice president", "副总裁", "cto", "ceo", "coo",
+    "cfo", "chief", "首席", "principal", "distinguished", "fellow", "科学家", "staff", "专家", "專家", "expert", "架构师",
+    "架構師", "architect", "经理", "經理", "主管", "负责人", "負責人", "manager", "mgr", "lead", "组长", "組長", "高级",
+    "高級", "资深", "資深", "senior", "sr", "iii", "iv", "初级", "初級", "助理", "junior", "jr", "entry", "associate",
+    "graduate", "应届", "中级", "中級", "mid", "intermediate", "ii",
+)
+_SENIORITY_CUE_AUTOMATON = _cue_automaton(_SENIORITY_CUES)
+#: ``\bI\b`` without IGNORECASE ("ı" and "İ" are left to ``_has_cue``), spelled to start with the
+#: letter so re jumps from one "I"/"i" to the next.
+_LONE_I = re.compile(r"[Ii](?<!\w[Ii])(?!\w)")
+
+
 @lru_cache(maxsize=8192)
 def parse_seniority(title: str | None) -> str | None:
     """The seniority a title states (most senior signal wins, interns first), else None.
 
-    Cached (titles repeat); one search for any seniority word first, since most titles state none.
+    Cached (titles repeat); a cue check and one search for any seniority word first, since most
+    titles state none.
     """
     if not title:
         return None
     text = unicodedata.normalize("NFKC", title)
-    if not _ANY_SENIORITY.search(text):
+    if not (_has_cue(text, _SENIORITY_CUE_AUTOMATON) or _LONE_I.search(text)) or not _ANY_SENIORITY.search(text):
         return None
     for name, pattern in _SENIORITY:
         if pattern.search(text):
