@@ -24,8 +24,6 @@ _PART = re.compile(r"兼职|兼職|\bpart[- ]?time\b|\bPART_TIME\b|\bper[- ]diem
 _CONTRACT = re.compile(r"合同工|外包|劳务派遣|派遣|顾问制|临时|臨時|项目制|\bcontract(or|ual)?\b|\bCONTRACTOR\b|"
                        r"\btemporary\b|\btemp\b|\bfreelance(r)?\b|\bconsultant contract\b|\bseasonal\b|\bfixed[- ]term\b", re.I)
 _FULL = re.compile(r"全职|全職|全/兼|全兼职|社招|社会招聘|正式员工|\bfull[- ]?time\b|\bFULL_TIME\b|\bpermanent\b|\bregular\b|\bfulltime\b", re.I)
-#: Matches exactly where one of the type patterns matches (their union, same flags).
-_ANY_TYPE = guarded(re.compile("|".join(f"(?:{p.pattern})" for p in (_INTERN, _CAMPUS, _FULL, _PART, _CONTRACT)), re.I))
 _INTERN, _CAMPUS, _FULL, _PART, _CONTRACT = (guarded(p) for p in (_INTERN, _CAMPUS, _FULL, _PART, _CONTRACT))
 _NEGATED_FULL = re.compile(r"否[，,\s]*兼职|非全职|是否全职\s*[:：]\s*否")
 
@@ -77,15 +75,14 @@ def _type_of(text: str) -> tuple[str, ...]:
     """Every type a text names, in precedence order for a type field.
 
     Cached: type fields and titles repeat across a source's postings. Most texts name no type at
-    all, so a cue check and then one search for any of the words come before the per-type searches.
+    all, so a cue check comes before the per-type searches (most texts that hold a cue name a type:
+    a search for any type first cost more than it saved).
     """
     if not _has_cue(text, _TYPE_CUE_AUTOMATON):
         return ()
     found: list[str] = []
     if _NEGATED_FULL.search(text):
         found.append("part_time")
-    if not _ANY_TYPE.search(text):
-        return tuple(found)
     for kind, pattern in (("intern", _INTERN), ("campus", _CAMPUS), ("full_time", _FULL),
                           ("part_time", _PART), ("contract", _CONTRACT)):
         if pattern.search(text) and kind not in found:
@@ -164,8 +161,6 @@ _SENIORITY: list[tuple[str, re.Pattern[str]]] = [
 SENIORITIES = tuple(name for name, _ in _SENIORITY)
 
 
-#: Matches exactly where one of the seniority patterns matches (their union, same flags).
-_ANY_SENIORITY = guarded(re.compile("|".join(f"(?:{p.pattern})" for _, p in _SENIORITY), re.I))
 _SENIORITY = [(name, guarded(p)) for name, p in _SENIORITY]
 
 
@@ -187,13 +182,13 @@ _LONE_I = re.compile(r"[Ii](?<!\w[Ii])(?!\w)")
 def parse_seniority(title: str | None) -> str | None:
     """The seniority a title states (most senior signal wins, interns first), else None.
 
-    Cached (titles repeat); a cue check and one search for any seniority word first, since most
-    titles state none.
+    Cached (titles repeat); a cue check first, since most titles state none (most titles that
+    hold a cue state one: a search for any seniority word first cost more than it saved).
     """
     if not title:
         return None
     text = unicodedata.normalize("NFKC", title)
-    if not (_has_cue(text, _SENIORITY_CUE_AUTOMATON) or _LONE_I.search(text)) or not _ANY_SENIORITY.search(text):
+    if not (_has_cue(text, _SENIORITY_CUE_AUTOMATON) or _LONE_I.search(text)):
         return None
     for name, pattern in _SENIORITY:
         if pattern.search(text):

@@ -22,8 +22,8 @@ _TRICKY = [
 ]
 _MODULE_PATTERNS = [p for _, p in experience._DEGREE_RES] + [
     experience._NONE_RE, experience._GRAD_RE, experience._BELOW_RE,
-    experience._CONTEXT_RE, experience._DEGREE_CONTEXT, job_type._TYPE_LINE, job_type._ANY_TYPE,
-    job_type._ANY_SENIORITY, job_type._CONTRACT, posting._TITLE_SALARY_CUE,
+    experience._CONTEXT_RE, experience._DEGREE_CONTEXT, job_type._TYPE_LINE, job_type._CAMPUS,
+    job_type._SENIORITY[1][1], job_type._CONTRACT, posting._TITLE_SALARY_CUE,
 ]
 _TOKENS = ["go", "Go", "R", "r", "c++", ".net", "node.js", "ab", "c", "x", "y", "q", "1", "3", "5.5", "一", "两",
            "-", "~", "至", "年", "以上", "years", "experience", "本科", "硕士", "博士", "BS", "M.S.", "MS Office",
