@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from jobpipe.models import Salary
+from jobpipe.normalize.regex_guard import guarded
 
 #: Currencies a Salary may carry (ISO 4217 plus USDT, the stablecoin crypto employers pay in).
 KNOWN_CURRENCIES = frozenset(
@@ -114,23 +115,34 @@ def _currency_in(text: str) -> str | None:
     return None
 
 
+def _first_of(tokens: list[tuple[re.Pattern[str], str]]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One pattern for "the token that occurs first; at one position, the first listed" and its group -> value.
+
+    The alternation does in one scan what searching each token and keeping the earliest start did:
+    at the leftmost position where any token matches, the first alternative that matches there is
+    the first listed token starting there. (Every token pattern is case-insensitive and has no
+    groups of its own.)
+    """
+    if any(pattern.groups or not pattern.flags & re.I for pattern, _ in tokens):
+        raise ValueError("token patterns must be case-insensitive and without groups")
+    names = {f"t{i}": value for i, (_, value) in enumerate(tokens)}
+    alternation = "|".join(f"(?P<t{i}>{pattern.pattern})" for i, (pattern, _) in enumerate(tokens))
+    return guarded(re.compile(alternation, re.I)), names
+
+
+_FIRST_CURRENCY, _CURRENCY_OF_GROUP = _first_of(_CURRENCY_TOKENS)
+_FIRST_PERIOD, _PERIOD_OF_GROUP = _first_of(_PERIOD_TOKENS)
+
+
 def _first_currency(text: str) -> str | None:
     """The currency whose token appears first in ``text``."""
-    best: tuple[int, str] | None = None
-    for pattern, code in _CURRENCY_TOKENS:
-        m = pattern.search(text)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), code)
-    return best[1] if best else None
+    m = _FIRST_CURRENCY.search(text)
+    return None if m is None else _CURRENCY_OF_GROUP[m.lastgroup]
 
 
 def _period_in(text: str) -> str | None:
-    best: tuple[int, str] | None = None
-    for pattern, period in _PERIOD_TOKENS:
-        m = pattern.search(text)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), period)
-    return best[1] if best else None
+    m = _FIRST_PERIOD.search(text)
+    return None if m is None else _PERIOD_OF_GROUP[m.lastgroup]
 
 
 def _months_per_year(text: str) -> int | None:
