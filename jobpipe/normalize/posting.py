@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from functools import lru_cache
 
@@ -264,10 +265,49 @@ def _may_state_salary(description: str, lower: str) -> bool:
     return "ſ" in description or "ı" in description
 
 
+#: Where a label of ``_DESCRIPTION_SALARY`` can start, lowercased: every label starts with one.
+_SALARY_LABEL_STARTS = ("薪", "月薪", "年薪", "工资", "salary", "base salary", "compensation", "pay range")
+
+
+@lru_cache(maxsize=1)
+def _salary_label_automaton() -> ahocorasick_rs.AhoCorasick:
+    return ahocorasick_rs.AhoCorasick(list(_SALARY_LABEL_STARTS), implementation=ahocorasick_rs.Implementation.DFA)
+
+
+def _salary_statements(text: str, lower: str) -> Iterator[re.Match[str]]:
+    """``_DESCRIPTION_SALARY.finditer(text)``, tried only where a label starts (``lower`` is
+    ``text.lower()``).
+
+    Why: the case-insensitive label alternation is tried at every "s", "b", "c" and "p" of an
+    English text; one automaton pass finds the few places it can match. Matching at those
+    places in order, from the end of the last match on, finds the same matches. Where lowercasing
+    moves positions (a text with "İ") or IGNORECASE folds letters ``str.lower`` keeps apart
+    ("ſ", "ı"), or the automaton cannot read the text (a lone surrogate), the regex scans it all.
+    """
+    if len(lower) != len(text) or "ſ" in text or "ı" in text:
+        yield from _DESCRIPTION_SALARY.finditer(text)
+        return
+    try:
+        starts = sorted({start for _, start, _ in _salary_label_automaton().find_matches_as_indexes(lower, overlapping=True)})
+    except UnicodeEncodeError:
+        yield from _DESCRIPTION_SALARY.finditer(text)
+        return
+    end = 0
+    for start in starts:
+        if start >= end:
+            match = _DESCRIPTION_SALARY.match(text, start)
+            if match is not None:
+                yield match
+                end = match.end()
+
+
 def _description_salary(description: str, context_currency: str | None, lower: str | None = None) -> Salary | None:
-    if not _may_state_salary(description, description.lower() if lower is None else lower):
+    if lower is None:
+        lower = description.lower()
+    if not _may_state_salary(description, lower):
         return None
-    for match in _DESCRIPTION_SALARY.finditer(description[:20000]):
+    text = description[:20000]
+    for match in _salary_statements(text, lower[:20000] if len(lower) == len(description) else text.lower()):
         found = parse_salary(match.group(1), context_currency=context_currency)
         if found is not None and (found.min is not None or found.max is not None):
             return found
