@@ -38,9 +38,10 @@ _NEGOTIABLE_RE = re.compile(
 )
 
 _NUM = r"\d+(?:[.,]\d+)*"
-_UNIT = r"(?:k|千|万|萬|w|million|mn|m)(?=[^a-z]|$|u|rmb|cny|hkd|sgd)"
+_UNIT = r"(?:k|千|万|萬|w|million|mn|lakhs?|lacs?|lpa|crores?|m)(?=[^a-z]|$|u|rmb|cny|hkd|sgd)"
 _CUR_PREFIX = (
-    r"(?:US\$|USD\s*\$|HK\$|HKD\s*\$?|S\$|SGD|NT\$|NTD|A\$|AUD|C\$|CAD|RMB|CNY|USDT|USD|EUR|GBP|JPY|RM|¥|￥|\$|£|€)"
+    r"(?:US\$|USD\s*\$|HK\$|HKD\s*\$?|S\$|SGD|NT\$|NTD|A\$|AUD|C\$|CAD|NZ\$|NZD|R\$|BRL|MX\$|MXN|RMB|CNY|USDT|USD|EUR|GBP|"
+    r"JPY|CHF|ILS|INR|KRW|PLN|SEK|NOK|DKK|AED|RM|¥|￥|\$|£|€|₪|₹|₩|₽|₱|฿|₫|₺)"
 )
 _RANGE_RE = re.compile(
     rf"(?P<pre>{_CUR_PREFIX})?\s*(?P<a>{_NUM})\s*(?P<ua>{_UNIT})?\s*(?P<ca>U|USDT|USD|RMB)?\s*(?:/\s*(?:月|month|m)\s*)?"
@@ -50,7 +51,9 @@ _RANGE_RE = re.compile(
 )
 _SINGLE_RE = re.compile(rf"(?P<pre>{_CUR_PREFIX})?\s*(?P<a>{_NUM})\s*(?P<ua>{_UNIT})?", re.I)
 
-_UNIT_VALUE = {"k": 1e3, "千": 1e3, "万": 1e4, "萬": 1e4, "w": 1e4, "m": 1e6, "million": 1e6, "mn": 1e6}
+_UNIT_VALUE = {"k": 1e3, "千": 1e3, "万": 1e4, "萬": 1e4, "w": 1e4, "m": 1e6, "million": 1e6, "mn": 1e6,
+               # Indian numbering: a lakh is 100,000 ("12 LPA" = 12 lakh per annum), a crore 100 lakh
+               "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "lacs": 1e5, "lpa": 1e5, "crore": 1e7, "crores": 1e7}
 
 # What follows a number that makes it something other than money.
 _NOT_MONEY_AFTER = re.compile(
@@ -71,11 +74,29 @@ _CURRENCY_TOKENS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"a\$|aud|澳元|澳币", re.I), "AUD"),
     (re.compile(r"c\$|cad|加元|加币", re.I), "CAD"),
     (re.compile(r"(?<![a-z])rm\s*\d|myr|马币|令吉", re.I), "MYR"),
+    (re.compile(r"nz\$|\bnzd\b", re.I), "NZD"),
+    (re.compile(r"r\$|\bbrl\b|\breais\b", re.I), "BRL"),
+    (re.compile(r"mx\$|\bmxn\b", re.I), "MXN"),
     (re.compile(r"us\$|usd|美金|美元|\$|dollars?", re.I), "USD"),
     (re.compile(r"rmb|cny|人民币|人民幣|元|块|¥|￥", re.I), "CNY"),
     (re.compile(r"£|gbp|英镑|pounds?", re.I), "GBP"),
     (re.compile(r"€|eur\b|euros?|欧元", re.I), "EUR"),
     (re.compile(r"jpy|円|日元", re.I), "JPY"),
+    # Not "won", "real", "php", "nis", "try", "kr": ordinary words, a language, or ambiguous.
+    (re.compile(r"₪|\bils\b|shekels?|谢克尔", re.I), "ILS"),
+    (re.compile(r"₹|\binr\b|rupees?|\blpa\b|卢比", re.I), "INR"),
+    (re.compile(r"₩|\bkrw\b|韩元", re.I), "KRW"),
+    (re.compile(r"\bchf\b|swiss francs?|瑞士法郎", re.I), "CHF"),
+    (re.compile(r"zł|\bpln\b|złoty|zloty", re.I), "PLN"),
+    (re.compile(r"\bsek\b|swedish kronor", re.I), "SEK"),
+    (re.compile(r"\bnok\b|norwegian kroner", re.I), "NOK"),
+    (re.compile(r"\bdkk\b|danish kroner", re.I), "DKK"),
+    (re.compile(r"\baed\b|dirhams?|迪拉姆", re.I), "AED"),
+    (re.compile(r"₽|\brub\b|рубл|卢布", re.I), "RUB"),
+    (re.compile(r"₱", re.I), "PHP"),
+    (re.compile(r"฿|\bthb\b|baht|泰铢", re.I), "THB"),
+    (re.compile(r"₫|\bvnd\b|越南盾", re.I), "VND"),
+    (re.compile(r"₺", re.I), "TRY"),
 ]
 
 _PERIOD_TOKENS: list[tuple[re.Pattern[str], str]] = [
@@ -83,7 +104,7 @@ _PERIOD_TOKENS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"/\s*(?:天|日|day)|per\s*day|a\s*day|daily|日薪|每天|每日|元/天", re.I), "day"),
     (re.compile(r"per\s*week|a\s*week|weekly|/\s*(?:week|wk|周)|周薪|每周", re.I), "week"),
     (re.compile(r"/\s*(?:月|mo|month|m)\b|/\s*月|per\s*month|a\s*month|monthly|月薪|每月|/月|月base|base月|\bmonth\b|/mth|月\b|月\)|月）|/\s*m$", re.I), "month"),
-    (re.compile(r"/\s*(?:年|yr|year|y|annum)\b|/\s*年|per\s*(?:year|annum)|a\s*year|annual(?:ly)?|yearly|年薪|年包|总包|總包|/年|/y\b|年收入|\bpa\b|p\.a\.", re.I), "year"),
+    (re.compile(r"/\s*(?:年|yr|year|y|annum)\b|/\s*年|per\s*(?:year|annum)|a\s*year|annual(?:ly)?|yearly|年薪|年包|总包|總包|/年|/y\b|年收入|\bpa\b|p\.a\.|\dlpa\b|\slpa\b", re.I), "year"),
 ]
 
 _PAID_IN = re.compile(
@@ -163,7 +184,9 @@ def _unit_factor(unit: str | None) -> float:
 def _guess_period(value: float, currency: str | None) -> str:
     """The period a bare amount most plausibly refers to, from its size in that currency."""
     scale = {"JPY": 100.0, "KRW": 1000.0, "TWD": 30.0, "INR": 80.0, "PHP": 50.0, "THB": 35.0,
-             "IDR": 15000.0, "VND": 25000.0, "CNY": 7.0, "HKD": 7.8, "MYR": 4.5, "RUB": 90.0}.get(currency or "", 1.0)
+             "IDR": 15000.0, "VND": 25000.0, "CNY": 7.0, "HKD": 7.8, "MYR": 4.5, "RUB": 90.0, "ILS": 3.7,
+             "BRL": 5.0, "MXN": 17.0, "PLN": 4.0, "SEK": 10.0, "NOK": 10.0, "DKK": 7.0, "AED": 3.7,
+             "TRY": 30.0}.get(currency or "", 1.0)
     usd = value / scale
     if usd < 60:
         return "hour"

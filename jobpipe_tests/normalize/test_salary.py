@@ -50,6 +50,18 @@ CASES = [
     ("up to 2000 USD per month", None, None, 2000, "USD", "month", None),
     ("薪酬8000U以内", None, None, 8000, "USDT", "month", None),
     ("35-50*16薪", None, 35000, 50000, "CNY", "month", 16),
+    # Currencies beyond the Chinese and US boards (Comeet, Workday and Eightfold sites post them)
+    ("₪35,000 - ₪45,000 per month", None, 35000, 45000, "ILS", "month", None),
+    ("ILS 35,000 - 45,000 per month", None, 35000, 45000, "ILS", "month", None),
+    ("₹12,00,000 - ₹18,00,000 a year", None, 1200000, 1800000, "INR", "year", None),
+    ("12-18 LPA", None, 1200000, 1800000, "INR", "year", None),
+    ("INR 8 lakhs - 12 lakhs per annum", None, 800000, 1200000, "INR", "year", None),
+    ("CHF 120,000 - 140,000", None, 120000, 140000, "CHF", "year", None),
+    ("R$ 8,000 - R$ 12,000 per month", None, 8000, 12000, "BRL", "month", None),
+    ("NZ$90,000-$110,000", None, 90000, 110000, "NZD", "year", None),
+    ("₩50,000,000", None, 50000000, 50000000, "KRW", "year", None),
+    ("PLN 15,000 - 20,000 monthly", None, 15000, 20000, "PLN", "month", None),
+    ("PHP developer: $120,000 - $150,000 a year", None, 120000, 150000, "USD", "year", None),
 ]
 
 
