@@ -266,7 +266,9 @@ def _scan(text: str, found: _Found) -> None:
 def _pick(cands: list[City], countries: set[str], region_codes: set[str]) -> City:
     def score(c: City) -> tuple[int, int, int]:
         in_region = bool(region_codes & set(c.regions)) and c.country in {"US"}
-        return (int(in_region), int(c.country in countries), c.pop)
+        # "Toronto, CA", "Berlin, DE": a state code that is also the city's country code may
+        # mean either; population then tells Toronto (Canada) from Toronto, Ohio.
+        return (int(in_region or c.country in region_codes), int(c.country in countries), c.pop)
     return max(cands, key=score)
 
 

@@ -115,3 +115,27 @@ def test_cached_resolution_returns_a_fresh_list_each_time():
     assert again == ["Beijing", "Shanghai"] and again is not first
     # the uncached path (extra locations) agrees with the cached one
     assert resolve_locations("北京", ["上海"]) == (["Beijing", "Shanghai"], "CN", None)
+
+
+@pytest.mark.parametrize("name,expected", [
+    ("苏州", "Suzhou"), ("宿州", "Suzhou (Anhui)"), ("安徽宿州", "Suzhou (Anhui)"), ("Suzhou (Anhui)", "Suzhou (Anhui)"),
+    ("福州", "Fuzhou"), ("抚州市", "Fuzhou (Jiangxi)"), ("台州", "Taizhou"), ("泰州", "Taizhou (Jiangsu)"),
+    ("宜春", "Yichun"), ("伊春", "Yichun (Heilongjiang)"),
+])
+def test_chinese_cities_sharing_a_romanised_name_stay_apart(name, expected):
+    """A filter on 苏州 must not return 宿州 postings: each prefecture city has its own canonical name."""
+    assert resolve_city(name) == expected
+    assert resolve_locations(name)[0] == [expected] or "(" in name
+    assert city_country(expected) == "CN"
+
+
+@pytest.mark.parametrize("text,cities,country", [
+    ("Toronto, CA", ["Toronto"], "CA"), ("Vancouver, CA", ["Vancouver"], "CA"), ("Vancouver, WA", ["Vancouver"], "US"),
+    ("San Jose, CA", ["San Jose"], "US"), ("Pasadena, CA", ["Pasadena"], "US"),
+    ("Berlin, DE", ["Berlin"], "DE"), ("Hamburg, DE", ["Hamburg"], "DE"), ("Wilmington, DE", ["Wilmington"], "US"),
+    ("Bangalore, IN", ["Bengaluru"], "IN"), ("Indianapolis, IN", ["Indianapolis"], "US"),
+])
+def test_a_state_code_that_is_also_a_country_code(text, cities, country):
+    """CA, DE, IN are US states and countries: the bigger city of the two readings wins."""
+    found, got_country, _ = resolve_locations(text)
+    assert (found, got_country) == (cities, country)
