@@ -95,11 +95,23 @@ def _parse_text(value: str, fetched: datetime) -> datetime | None:
     return _relative(text, fetched)
 
 
+def _start_of_day(moment: datetime) -> datetime:
+    """A day-granular relative date ("today", "3 days ago") names a day, not a time.
+
+    Taking the fetch's time of day would move the date with every fetch -- "3 days ago" read at
+    02:00 and at 14:00, or "3 days ago" today and "4 days ago" tomorrow -- and rewrite the posting
+    on every run. The start of the day is the same on all of them.
+    """
+    return moment.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
 def _relative(text: str, fetched: datetime) -> datetime | None:
     low = text.lower()
     local = fetched.astimezone(_CHINA) if re.search(r"[\u4e00-\u9fff]", text) else fetched
     day_offset: int | None = None
-    if re.search(r"just now|刚刚|剛剛|moments? ago|today|just posted|今天|今日|new\b", low):
+    if re.search(r"just now|刚刚|剛剛|moments? ago|just posted", low):
+        return _sane(fetched)
+    if re.search(r"today|今天|今日|new\b", low):
         day_offset = 0
     elif re.search(r"yesterday|昨天|昨日", low):
         day_offset = 1
@@ -110,8 +122,8 @@ def _relative(text: str, fetched: datetime) -> datetime | None:
         t = _TIME.search(text)
         if t and int(t.group(1)) < 24 and int(t.group(2)) < 60:
             base = base.replace(hour=int(t.group(1)), minute=int(t.group(2)), second=0, microsecond=0)
-        elif day_offset > 0:
-            base = base.replace(hour=0, minute=0, second=0, microsecond=0)
+        else:
+            base = _start_of_day(base)
         return _sane(base.astimezone(timezone.utc))
     m = _EN_AGO.search(low) or _ZH_AGO.search(text)
     if m:
@@ -119,7 +131,9 @@ def _relative(text: str, fetched: datetime) -> datetime | None:
         days = _UNITS.get(m.group(2).lower(), _UNITS.get(m.group(2), 1)) * n
         if days > 365 * 50:
             return None
-        return _sane((fetched - timedelta(days=days)))
+        if days < 1:   # "2 hours ago": precise
+            return _sane(fetched - timedelta(days=days))
+        return _sane(_start_of_day(local - timedelta(days=days)).astimezone(timezone.utc))
     m = _MD.match(text)
     if m:
         month, day = int(m.group(1)), int(m.group(2))

@@ -23,14 +23,15 @@ UTC = timezone.utc
     (1617278400, datetime(2021, 4, 1, 12, tzinfo=UTC)),               # epoch s
     ("1617278400000", datetime(2021, 4, 1, 12, tzinfo=UTC)),
     ("Posted Yesterday", datetime(2026, 3, 9, tzinfo=UTC)),
-    ("3 days ago", FETCHED - timedelta(days=3)),
-    ("30+ days ago", FETCHED - timedelta(days=30)),
+    ("3 days ago", datetime(2026, 3, 7, tzinfo=UTC)),                 # a day-granular date is the day's start
+    ("30+ days ago", datetime(2026, 2, 8, tzinfo=UTC)),
     ("2 hours ago", FETCHED - timedelta(hours=2)),
     ("Just posted", FETCHED),
     ("今天 09:15", datetime(2026, 3, 10, 1, 15, tzinfo=UTC)),
     ("昨天", datetime(2026, 3, 8, 16, tzinfo=UTC)),                  # start of yesterday, Beijing
-    ("3天前", FETCHED - timedelta(days=3)),
-    ("1周前", FETCHED - timedelta(days=7)),
+    ("3天前", datetime(2026, 3, 6, 16, tzinfo=UTC)),                 # start of that day, Beijing
+    ("1周前", datetime(2026, 3, 2, 16, tzinfo=UTC)),
+    ("Posted Today", datetime(2026, 3, 10, tzinfo=UTC)),
     ("03-05", datetime(2026, 3, 4, 16, tzinfo=UTC)),
     ("12-30", datetime(2025, 12, 29, 16, tzinfo=UTC)),               # a future month-day is last year's
     (date(2024, 5, 6), datetime(2024, 5, 6, tzinfo=UTC)),
@@ -45,6 +46,16 @@ def test_parse_date(value, expected):
 @pytest.mark.parametrize("value", [None, "", "garbage", "soon", 0, -5, 10**20, float("nan"), "2021-13-45", True])
 def test_unreadable_is_none(value):
     assert parse_date(value, fetched_at=FETCHED) is None
+
+
+def test_day_granular_dates_do_not_move_between_fetches():
+    """Read at different hours, or a day later one day older, a posting keeps its date (no rewrite)."""
+    morning, evening = datetime(2026, 3, 10, 2, tzinfo=UTC), datetime(2026, 3, 10, 22, tzinfo=UTC)
+    tomorrow = datetime(2026, 3, 11, 9, tzinfo=UTC)
+    assert parse_date("Posted 3 Days Ago", fetched_at=morning) == parse_date("Posted 3 Days Ago", fetched_at=evening)
+    assert parse_date("Posted 3 Days Ago", fetched_at=morning) == parse_date("Posted 4 Days Ago", fetched_at=tomorrow)
+    assert parse_date("Posted Today", fetched_at=evening) == parse_date("Posted Yesterday", fetched_at=tomorrow)
+    assert parse_date("3天前", fetched_at=morning) == parse_date("4天前", fetched_at=tomorrow)
 
 
 def test_naive_fetch_time_is_utc():

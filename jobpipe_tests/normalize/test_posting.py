@@ -32,7 +32,7 @@ def test_chinese_posting():
     assert (p.salary_annual_min, p.salary_annual_max) == (75000, 100000)
     assert {"LLM", "AI Agent", "Python", "LangChain"} <= set(p.skills)
     assert p.language == "zh" and p.degree == "bachelor" and (p.experience_min, p.experience_max) == (0, None)
-    assert p.posted_at == datetime(2026, 3, 7, 12, tzinfo=timezone.utc)
+    assert p.posted_at == datetime(2026, 3, 6, 16, tzinfo=timezone.utc)   # "3天前": the start of that Beijing day
     assert "##" not in p.description_text and "- 熟悉 Python、LangChain" in p.description_text
     assert p.raw_id == 7 and p.fetch_id == 3
     assert p.content_hash == content_hash(p) and len(p.content_hash) == 64
@@ -79,7 +79,7 @@ def test_posting_to_dict_is_json_ready_with_salary_block():
     assert d["salary"] == {"min": 15000, "max": 25000, "currency": "CNY", "period": "month", "months_per_year": 14,
                            "negotiable": False}
     assert d["salary_annual_max"] == 350000
-    assert d["posted_at"] == "2026-03-07T12:00:00+00:00" and d["valid_through"] is None
+    assert d["posted_at"] == "2026-03-06T16:00:00+00:00" and d["valid_through"] is None
     line = json.dumps(d, ensure_ascii=False)
     assert json.loads(line)["cities"] == ["Shenzhen"]
 
