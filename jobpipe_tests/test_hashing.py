@@ -129,3 +129,12 @@ def test_equal_listing_digests_mean_equal_record_hashes(url, salary_min, period,
                                                        degree=degree, posted_at=one.posted_at)):
         if listing_digest([one]) == listing_digest([other]):
             assert record_hash(one) == record_hash(other)
+
+
+def test_listing_digest_declines_dates_that_are_not_datetimes():
+    from datetime import date
+
+    from jobpipe.hashing import listing_digest
+
+    for odd in ("", "2026-11-01", date(2026, 11, 1), 0):
+        assert listing_digest([_as_normalized(replace(BASE, posted_at=odd))]) is None, odd

@@ -225,15 +225,20 @@ def _hash_by_source(postings: list[NormalizedPosting], digest: bytes | None,
     return hashed, remember
 
 
-def _all_new(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str | None]]:
+def _all_new(conn: psycopg.Connection, postings: list[NormalizedPosting],
+             ) -> tuple[list[tuple[NormalizedPosting, str | None]], int]:
     """Every posting of a load into an empty table, hashed, with its listing remembered for the next run."""
-    hashed, remember = _hash_by_source(postings, listing_digest(postings))
+    digest = listing_digest(postings)   # of the call as given: what the next identical call digests
+    postings = _latest_per_key(postings)
+    hashed, remember = _hash_by_source(postings, digest)
     _remember(conn, remember)
-    return [pair for group, records in hashed.values() for pair in zip(group, records)]
+    return [pair for group, records in hashed.values() for pair in zip(group, records)], len(postings)
 
 
-def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) -> list[tuple[NormalizedPosting, str | None]]:
-    """The postings whose row is missing, differs, or is closed -- with their record hash.
+def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting],
+                   ) -> tuple[list[tuple[NormalizedPosting, str | None]], int]:
+    """The postings whose row is missing, differs, or is closed -- with their record hash -- and
+    how many distinct postings the call holds.
 
     Unchanged postings are dropped here, before the expensive part (staging, COPY, merge). A
     source counts as unchanged as a whole when the fingerprint of its open rows equals its
@@ -250,13 +255,14 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) 
         digest = listing_digest(postings)
         stored = reading.result()
     if digest is not None and all(stored.remembered.get(s) == (digest, stored.fingerprints.get(s)) for s in sources):
-        return []
+        return [], sum(stored.remembered[s][1][0] for s in sources)
+    postings = _latest_per_key(postings)
     hashed, remember = _hash_by_source(postings, digest)
     _remember(conn, remember)
     pairs = [pair for source, (group, records) in hashed.items()
              if _fingerprint(records) != stored.fingerprints.get(source) for pair in zip(group, records)]
     if not pairs:
-        return []
+        return [], len(postings)
     with conn.transaction():
         with conn.cursor() as cur:
             cur.execute(_CREATE_KEYS)
@@ -265,7 +271,7 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting]) 
                 for i, (posting, record) in enumerate(pairs):
                     copy.write_row((i, posting.source, posting.external_id, record))
             changed = sorted(i for (i,) in cur.execute(_CHANGED))
-    return [pairs[i] for i in changed]
+    return [pairs[i] for i in changed], len(postings)
 
 
 def _copy_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_len: int) -> UpsertCounts:
@@ -332,7 +338,6 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     """
     if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         conn.commit()
-    postings = _latest_per_key(postings)
     # Which postings need writing is decided up front (reads only; the merge's WHERE still
     # guards against rows changing meanwhile). Then preparing batch k+1 (Python: hashes,
     # dedupe keys) overlaps with the database merging batch k in a writer thread: the two
@@ -340,11 +345,11 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     restore_deferred_indexes(conn)  # left behind by a bulk load that died half-way
     empty = len(postings) >= bulk_load_rows and not conn.execute("SELECT EXISTS (SELECT 1 FROM jobs)").fetchone()[0]  # type: ignore[index]
     # Into an empty table everything is new: no hashes to compare.
-    todo = _all_new(conn, postings) if empty else _needs_writing(conn, postings)
+    todo, distinct = _all_new(conn, postings) if empty else _needs_writing(conn, postings)
     if not conn.autocommit:
         conn.commit()
     todos = [todo[start:start + batch_size] for start in range(0, len(todo), batch_size)]
-    unchanged = len(postings) - len(todo)
+    unchanged = distinct - len(todo)
     # A first load into an empty table: secondary indexes built once at the end, rows COPYed straight in.
     deferred = len(todo) >= bulk_load_rows and defer_secondary_indexes(conn, "jobs")
     write = _copy_batch if deferred else _write_batch

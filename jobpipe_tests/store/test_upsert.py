@@ -218,3 +218,14 @@ def test_a_changed_field_is_written_even_when_the_listing_was_remembered(db):
         counts = upsert_jobs(db, changed)
         assert (counts.updated, counts.unchanged) == (1, 4), name
         postings = changed
+
+
+def test_remembered_listing_with_duplicate_keys_counts_each_posting_once(db, monkeypatch):
+    a = _hashed([make_posting(1)])[0]
+    b = _hashed([replace(a, title="Renamed 1", content_hash="")])[0]
+    assert upsert_jobs(db, [a, b]).inserted == 1
+    db.commit()
+    hashed = _counting_record_hashes(monkeypatch)
+    again = upsert_jobs(db, [a, b])
+    assert (again.inserted, again.updated, again.unchanged, hashed) == (0, 0, 1, [])
+    assert db.execute("SELECT title FROM jobs").fetchone()[0] == "Renamed 1"
