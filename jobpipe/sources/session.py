@@ -8,14 +8,14 @@ page's previous output without downloading or parsing anything.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
 from jobpipe.models import RawPosting
 from jobpipe.sources.config import SourceConfig
-from jobpipe.sources.errors import FetchError, PayloadError
+from jobpipe.sources.errors import FetchError, HttpError, PayloadError
 from jobpipe.sources.http import PoliteClient, RequestStats, Response
 from jobpipe.sources.result import CachedPage, FetchState, PageOutput
 
@@ -109,6 +109,21 @@ class SourceSession:
             return [one(u) for u in urls]
         with ThreadPoolExecutor(max_workers=min(self.client.max_concurrency, len(urls))) as pool:
             return list(pool.map(one, urls))
+
+
+    def detail_postings(self, urls: Sequence[str], parse: Parser) -> Iterator[RawPosting]:
+        """The postings of detail pages fetched side by side.
+
+        A detail that answers 404/410 was withdrawn between the listing and its fetch (gone, not
+        an error); any other failure marks the run incomplete, so nothing is closed on its account.
+        """
+        for url, result in zip(urls, self.pages_concurrently(urls, parse)):
+            if isinstance(result, HttpError) and result.status in (404, 410):
+                self.page_gone(url)
+            elif isinstance(result, FetchError):
+                self.page_failed(result)
+            else:
+                yield from result.postings
 
 
 def flatten(outputs: Iterable[PageOutput]) -> list[RawPosting]:

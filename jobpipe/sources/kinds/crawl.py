@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from jobpipe.models import RawPosting
-from jobpipe.sources.errors import FetchError, HttpError
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import Parser, SourceSession
 
@@ -45,10 +44,4 @@ def crawl(session: SourceSession, start_url: str, max_pages: int,
             session.warn(f"max_pages={max_pages} reached: {len(details) - budget} detail pages not fetched")
             details = details[:budget]
         budget -= len(details)
-        for link, result in zip(details, session.pages_concurrently(details, parse_detail)):
-            if isinstance(result, HttpError) and result.status in (404, 410):
-                session.page_gone(link)
-            elif isinstance(result, FetchError):
-                session.page_failed(result)
-            else:
-                yield from result.postings
+        yield from session.detail_postings(details, parse_detail)

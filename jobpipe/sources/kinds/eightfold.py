@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from jobpipe.models import PostingFields, RawPosting
-from jobpipe.sources.errors import FetchError, HttpError, PayloadError
+from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, expect, json_body, unique, with_company
 from jobpipe.sources.result import PageOutput
@@ -72,13 +72,7 @@ def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company:
         return PageOutput((session.posting(detail["id"], with_company(detail, company),
                                            as_text(detail.get("canonicalPositionUrl"))),))
 
-    for result in session.pages_concurrently(urls, parse):
-        if isinstance(result, HttpError) and result.status in (404, 410):
-            session.page_gone(result.url)  # withdrawn between listing and detail
-        elif isinstance(result, FetchError):
-            session.page_failed(result)
-        else:
-            yield from result.postings
+    yield from session.detail_postings(urls, parse)
 
 
 def extract(payload: dict[str, Any]) -> PostingFields:

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from jobpipe.models import PostingFields, RawPosting
-from jobpipe.sources.errors import FetchError, HttpError, PayloadError
+from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, dig, expect, join_parts, json_body, label, with_company
 from jobpipe.sources.result import PageOutput
@@ -61,13 +61,7 @@ def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company:
         return PageOutput((session.posting(detail["id"], with_company(detail, company),
                                            as_text(detail.get("postingUrl"))),))
 
-    for summary, result in zip(summaries, session.pages_concurrently(urls, parse)):
-        if isinstance(result, HttpError) and result.status in (404, 410):
-            session.page_gone(result.url)  # withdrawn between listing and detail
-        elif isinstance(result, FetchError):
-            session.page_failed(result)
-        else:
-            yield from result.postings
+    yield from session.detail_postings(urls, parse)
 
 
 def _sections_html(payload: dict[str, Any]) -> str | None:

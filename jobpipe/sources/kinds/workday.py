@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from jobpipe.models import PostingFields, RawPosting
-from jobpipe.sources.errors import FetchError, HttpError, PayloadError
+from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
 from jobpipe.sources.result import PageOutput
@@ -94,13 +94,7 @@ def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company:
         return PageOutput((session.posting(path, with_company(payload, company),
                                            as_text(info.get("externalUrl")) or payload["_url"]),))
 
-    for result in session.pages_concurrently(list(ids), parse):
-        if isinstance(result, HttpError) and result.status in (404, 410):
-            session.page_gone(result.url)  # withdrawn between search and detail
-        elif isinstance(result, FetchError):
-            session.page_failed(result)
-        else:
-            yield from result.postings
+    yield from session.detail_postings(list(ids), parse)
 
 
 def extract(payload: dict[str, Any]) -> PostingFields:
