@@ -24,7 +24,7 @@ from jobpipe.normalize.regex_guard import guarded
 
 #: Currencies a Salary may carry (ISO 4217 plus USDT, the stablecoin crypto employers pay in).
 KNOWN_CURRENCIES = frozenset(
-    "CNY USD USDT HKD EUR GBP SGD JPY TWD MYR AUD CAD CHF INR KRW AED NZD THB PHP VND SEK NOK DKK PLN BRL MXN ILS IDR RUB".split()
+    "CNY USD USDT HKD EUR GBP SGD JPY TWD MYR AUD CAD CHF INR KRW AED NZD THB PHP VND SEK NOK DKK PLN BRL MXN ILS IDR RUB TRY".split()
 )
 PERIODS = ("hour", "day", "month", "year")
 WORKDAYS_PER_YEAR = 250
@@ -121,7 +121,14 @@ _MONTHS_RE = [
 ]
 
 
-def _to_float(text: str) -> float | None:
+_DOT_THOUSANDS = re.compile(r"\d{1,3}(?:\.\d{3})+")
+
+
+def _to_float(text: str, unit: str | None = None) -> float | None:
+    if not unit and _DOT_THOUSANDS.fullmatch(text):
+        # "R$ 8.000", "40.000 TL", "1.200.000": dots as thousands separators (no salary states three
+        # decimals); with a unit ("1.500万", "1.500k") the dot is a decimal point
+        text = text.replace(".", "")
     t = text.replace(",", "")
     try:
         return float(t)
@@ -210,10 +217,11 @@ def _find_amounts(text: str) -> tuple[float | None, float | None, int, int, bool
     for m in _RANGE_RE.finditer(text):
         if _rejected(text, m.start("a"), m.end(), bool(m.group("ua") or m.group("ub"))):
             continue
-        a, b = _to_float(m.group("a")), _to_float(m.group("b"))
+        ua, ub = m.group("ua"), m.group("ub")
+        unit = ua or ub
+        a, b = _to_float(m.group("a"), unit), _to_float(m.group("b"), unit)
         if a is None or b is None:
             continue
-        ua, ub = m.group("ua"), m.group("ub")
         if ua and ua.lower() == "m" and not ub:
             ua = None  # "20K/m" style period leak; "/M" after the first number is a period, not million
         if ub and ub.lower() == "m" and _period_m(text, m.end("ub")):
@@ -239,10 +247,10 @@ def _find_amounts(text: str) -> tuple[float | None, float | None, int, int, bool
     for m in _SINGLE_RE.finditer(text):
         if _rejected(text, m.start("a"), m.end(), bool(m.group("ua"))):
             continue
-        a = _to_float(m.group("a"))
+        unit = m.group("ua")
+        a = _to_float(m.group("a"), unit)
         if a is None:
             continue
-        unit = m.group("ua")
         if unit and unit.lower() == "m" and _period_m(text, m.end("ua")):
             unit = None
         value = a * _unit_factor(unit)

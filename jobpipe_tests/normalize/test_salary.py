@@ -62,6 +62,10 @@ CASES = [
     ("₩50,000,000", None, 50000000, 50000000, "KRW", "year", None),
     ("PLN 15,000 - 20,000 monthly", None, 15000, 20000, "PLN", "month", None),
     ("PHP developer: $120,000 - $150,000 a year", None, 120000, 150000, "USD", "year", None),
+    ("₺40.000 - ₺60.000 aylık", None, 40000, 60000, "TRY", "month", None),      # dots as thousands
+    ("€ 55.000 per year", None, 55000, 55000, "EUR", "year", None),
+    ("1.200.000 INR a year", None, 1200000, 1200000, "INR", "year", None),
+    ("1.500万/年", None, 15000, 15000, "CNY", "year", None),                       # with a unit: a decimal point
 ]
 
 
@@ -209,3 +213,9 @@ def test_repeated_salary_text_gives_equal_but_independent_results():
     # the context currency is part of what is remembered
     assert parse_salary("15-25K", context_currency="CNY").currency == "CNY"
     assert parse_salary("15-25K", context_currency="USD").currency == "USD"
+
+
+def test_every_currency_the_parser_names_is_known_to_the_schema():
+    from jobpipe.normalize.salary import _CURRENCY_OF_GROUP
+
+    assert set(_CURRENCY_OF_GROUP.values()) <= KNOWN_CURRENCIES
