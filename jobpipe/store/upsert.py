@@ -215,14 +215,18 @@ def _remember(conn: psycopg.Connection, listings: list[tuple[str, bytes, int, in
             conn.cursor().executemany(_REMEMBER, listings)
 
 
-def _hash_by_source(postings: list[NormalizedPosting], digest: bytes | None,
-                    ) -> tuple[dict[str, tuple[list[NormalizedPosting], list[str]]], list[tuple[str, bytes, int, int, int]]]:
-    """Record hashes per source, and the (source, digest, fingerprint) facts to remember."""
+def _hash_by_source(postings: list[NormalizedPosting],
+                    ) -> dict[str, tuple[list[NormalizedPosting], list[str], Fingerprint]]:
+    """Record hashes and their fingerprint, source by source."""
     # hashed in call order: walking postings in memory order is markedly faster than source by source
-    hashed = _by_source(postings, [fast_record_hash(p) for p in postings])
-    remember = [] if digest is None else [(source, digest, *_fingerprint(records))
-                                          for source, (_, records) in hashed.items()]
-    return hashed, remember
+    groups = _by_source(postings, [fast_record_hash(p) for p in postings])
+    return {source: (group, records, _fingerprint(records)) for source, (group, records) in groups.items()}
+
+
+def _listings(hashed: dict[str, tuple[list[NormalizedPosting], list[str], Fingerprint]],
+              digest: bytes | None) -> list[tuple[str, bytes, int, int, int]]:
+    """The (source, call digest, fingerprint) facts to remember."""
+    return [] if digest is None else [(source, digest, *fingerprint) for source, (_, _, fingerprint) in hashed.items()]
 
 
 def _all_new(conn: psycopg.Connection, postings: list[NormalizedPosting],
@@ -230,9 +234,9 @@ def _all_new(conn: psycopg.Connection, postings: list[NormalizedPosting],
     """Every posting of a load into an empty table, hashed, with its listing remembered for the next run."""
     digest = listing_digest(postings)   # of the call as given: what the next identical call digests
     postings = _latest_per_key(postings)
-    hashed, remember = _hash_by_source(postings, digest)
-    _remember(conn, remember)
-    return [pair for group, records in hashed.values() for pair in zip(group, records)], len(postings)
+    hashed = _hash_by_source(postings)
+    _remember(conn, _listings(hashed, digest))
+    return [pair for group, records, _ in hashed.values() for pair in zip(group, records)], len(postings)
 
 
 def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting],
@@ -257,10 +261,10 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting],
     if digest is not None and all(stored.remembered.get(s) == (digest, stored.fingerprints.get(s)) for s in sources):
         return [], sum(stored.remembered[s][1][0] for s in sources)
     postings = _latest_per_key(postings)
-    hashed, remember = _hash_by_source(postings, digest)
-    _remember(conn, remember)
-    pairs = [pair for source, (group, records) in hashed.items()
-             if _fingerprint(records) != stored.fingerprints.get(source) for pair in zip(group, records)]
+    hashed = _hash_by_source(postings)
+    _remember(conn, _listings(hashed, digest))
+    pairs = [pair for source, (group, records, fingerprint) in hashed.items()
+             if fingerprint != stored.fingerprints.get(source) for pair in zip(group, records)]
     if not pairs:
         return [], len(postings)
     with conn.transaction():
