@@ -28,6 +28,8 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 #: Towns below this population only match with their state/country next to them.
 _FREE_TEXT_MIN_POP = 15000
+#: Alone, a name that is also a state or province means the city only from this size ("New York", not "California").
+_REGION_OVER_CITY_POP = 100_000
 
 #: Capitalised words that are also place names somewhere; never read them as a city in free text.
 _LATIN_STOP = frozenset(
@@ -59,6 +61,9 @@ _ONSITE_RE = re.compile(
 _ANYWHERE_RE = re.compile(r"^(不限|任意|全球|global|worldwide|anywhere|任何地点|地点不限|不限地点)$", re.I)
 
 _SEPARATORS = re.compile(r"[/|｜,，;；、&+·•\n\r\t()（）\[\]【】<>:：]| - | – | — |\s+or\s+|\s+and\s+|或")
+#: What separates places listed as alternatives ("北京/上海", "New York | London"), as opposed to
+#: the parts of one place ("San Jose, California", "California - San Jose").
+_ALTERNATIVES = re.compile(r"[/|｜;；、\n\r]|\s+or\s+|或")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 _RUN_RE = re.compile(r"[\u3400-\u9fff]+|[A-Za-z\u00C0-\u024F][A-Za-z\u00C0-\u024F.'’\- ]*")
 
@@ -165,6 +170,13 @@ class _Found:
     countries: list[str] = field(default_factory=list)
     region_countries: list[set[str]] = field(default_factory=list)
     region_codes: set[str] = field(default_factory=set)
+    region_named: set[int] = field(default_factory=set)     # indexes of city mentions that also name a region
+    city_groups: list[int] = field(default_factory=list)    # per city mention: which listed alternative it is in
+    group: int = 0
+
+    def add_city(self, cands: list[City]) -> None:
+        self.cities.append(cands)
+        self.city_groups.append(self.group)
 
 
 def _accept_cjk(text: str, end: int) -> bool:
@@ -184,7 +196,7 @@ def _scan_cjk(run: str, whole_segment: bool, found: _Found) -> None:
             if length == 1 and not (whole_segment and n == 1):
                 break
             if piece in g.cities and _accept_cjk(run, i + length):
-                found.cities.append(g.cities[piece])
+                found.add_city(g.cities[piece])
             elif piece in g.countries:
                 found.countries.append(g.countries[piece])
             elif piece in g.regions:
@@ -219,7 +231,10 @@ def _scan_latin(run: str, whole_segment: bool, found: _Found) -> None:
             if k in g.cities and not (k in g.countries and all(c.country != g.countries[k] for c in g.cities[k])):
                 cands = g.cities[k]
                 if _latin_ok(phrase, k, whole, cands):
-                    found.cities.append(cands)
+                    if k in g.regions:   # "California", "Washington": a state, or a town of that name
+                        found.region_named.add(len(found.cities))
+                        found.region_countries.append(g.regions[k])
+                    found.add_city(cands)
                     step = length
                     break
             if k in g.countries and (whole or phrase[:1].isupper()) and (len(phrase) > 2 or phrase.isupper()):
@@ -253,6 +268,12 @@ def _segments(text: str) -> list[str]:
 
 def _scan(text: str, found: _Found) -> None:
     text = unicodedata.normalize("NFKC", text)
+    for alternative in _ALTERNATIVES.split(text):
+        found.group += 1
+        _scan_alternative(alternative, found)
+
+
+def _scan_alternative(text: str, found: _Found) -> None:
     for seg in _segments(text):
         runs = _RUN_RE.findall(seg)
         single = len(runs) == 1
@@ -344,7 +365,7 @@ def _resolve(
         named |= rc
     cities: list[str] = []
     first_country: str | None = None
-    for cands in found.cities:
+    for cands in _cities_meant(found):
         city = _pick(cands, named, found.region_codes)
         if city.name not in cities:
             cities.append(city.name)
@@ -359,6 +380,22 @@ def _resolve(
     joined = " / ".join(str(p) for p in parts)
     remote = _remote_mode(unicodedata.normalize("NFKC", joined), remote_hint)
     return cities, country, remote
+
+
+def _cities_meant(found: _Found) -> list[list[City]]:
+    """City mentions, without names that read as the state or province of a city next to them.
+
+    "San Jose, California" and "California - San Jose" name one city in a state (California
+    is also a town in Maryland), while "New York/Shanghai" lists two cities, and "New York" or
+    "Washington" alone mean the big city. So a name that is also a region counts as a city only
+    when no other city is named in the same listed alternative, and a city of that name is large.
+    """
+    if not found.region_named:
+        return found.cities
+    plain_groups = {found.city_groups[i] for i in range(len(found.cities)) if i not in found.region_named}
+    return [c for i, c in enumerate(found.cities)
+            if i not in found.region_named
+            or (found.city_groups[i] not in plain_groups and max(city.pop for city in c) >= _REGION_OVER_CITY_POP)]
 
 
 def resolve_city(name: str | None) -> str | None:

@@ -139,3 +139,16 @@ def test_a_state_code_that_is_also_a_country_code(text, cities, country):
     """CA, DE, IN are US states and countries: the bigger city of the two readings wins."""
     found, got_country, _ = resolve_locations(text)
     assert (found, got_country) == (cities, country)
+
+
+@pytest.mark.parametrize("text,cities", [
+    ("California - San Jose", ["San Jose"]), ("San Jose, California", ["San Jose"]), ("Seattle, Washington", ["Seattle"]),
+    ("California", []), ("Virginia", []),                              # the state, not a small town of that name
+    ("New York", ["New York City"]), ("Washington, DC", ["Washington"]),  # alone, a big city of that name
+    ("New York/Shanghai", ["New York City", "Shanghai"]),               # listed alternatives: both cities
+    ("Austin, Texas or New York", ["Austin", "New York City"]),
+])
+def test_a_state_name_next_to_a_city_is_its_state(text, cities):
+    found, country, _ = resolve_locations(text)
+    assert found == cities
+    assert country is not None
