@@ -68,6 +68,7 @@ def test_workday_pages_by_post_body_then_fetches_details(server: FixtureServer, 
     assert fields.description.startswith("<p>Build the software") and "$130,000 - $160,000" in fields.description
     assert fields.url == first.url == "https://brightwave.wd3.myworkdayjobs.com/Brightwave_Careers" + WD_PATHS[0]
     assert fields.posted_at == "2026-11-30"                       # absolute startDate before relative postedOn
+    assert "postedOn" not in first.payload["jobPostingInfo"]      # relative text changes daily: not stored
     assert fields.extra["jobReqId"] == "R-10041" and fields.extra["country"] == "United States of America"
     assert extract("workday", result.postings[2].payload).remote_hint == "Remote"
 

@@ -87,6 +87,10 @@ def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company:
         if not isinstance(info, dict):
             raise PayloadError(f"GET {response.url}: expected a 'jobPostingInfo' object")
         path = ids[response.requested_url]
+        if info.get("startDate"):
+            # "Posted 3 Days Ago" becomes "Posted 4 Days Ago" tomorrow: kept, it would make every
+            # unchanged posting a new payload to store and normalize each day; startDate says it for good
+            info = {key: value for key, value in info.items() if key != "postedOn"}
         payload: dict[str, Any] = {"externalPath": path, "jobPostingInfo": info,
                                    "_url": _public_url(session.options, path)}
         if isinstance(detail.get("hiringOrganization"), dict):
