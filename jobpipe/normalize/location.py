@@ -412,9 +412,9 @@ def resolve_city(name: str | None) -> str | None:
     if k.endswith("市") and len(k) > 2 and k not in g.cities:
         k = k[:-1]
     cands = g.cities.get(k)
-    if cands:
+    if cands and not (k in g.regions and max(c.pop for c in cands) < _REGION_OVER_CITY_POP):
         return _pick(cands, set(), set()).name
-    cities, _, _ = resolve_locations(raw)
+    cities, _, _ = resolve_locations(raw)   # "California" is the state: no city (a filter then matches the text)
     return cities[0] if cities else None
 
 

@@ -152,3 +152,9 @@ def test_a_state_name_next_to_a_city_is_its_state(text, cities):
     found, country, _ = resolve_locations(text)
     assert found == cities
     assert country is not None
+
+
+def test_a_state_is_not_resolved_to_a_small_town_of_its_name():
+    """A search filter city="California" then matches the location text instead of one small town."""
+    assert resolve_city("California") is None and resolve_city("Virginia") is None
+    assert resolve_city("New York") == "New York City" and resolve_city("Washington") == "Washington"
