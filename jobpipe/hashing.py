@@ -147,7 +147,8 @@ _LISTING_PLAIN = [f.name for f in _RECORD_PLAIN if not _is_instant(f)]
 _listing_values = operator.attrgetter(
     "content_hash", *_LISTING_PLAIN, *(f"salary.{f.name}" for f in _SALARY_FIELDS))
 _listing_instants = tuple(operator.attrgetter(f.name) for f in _RECORD_PLAIN if _is_instant(f))
-_content_hash_of = operator.attrgetter("content_hash")
+_first = operator.itemgetter(0)
+_tzinfo = operator.attrgetter("tzinfo")
 #: Names and version go into every listing digest: a new field or a changed record-hash
 #: definition makes every stored digest stale instead of wrongly matching.
 _LISTING_PREFIX = repr(("listing-digest-1", _LISTING_PLAIN, [f.name for f in _SALARY_FIELDS],
@@ -181,10 +182,6 @@ def listing_digest(postings: Sequence[NormalizedPosting]) -> bytes | None:
         if collecting:
             gc.enable()
     return digest.digest()
-
-
-_first = operator.itemgetter(0)
-_tzinfo = operator.attrgetter("tzinfo")
 
 
 def _instants(column: list[Any]) -> bytes:
