@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install whenever pyproject.toml changes.
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test ui serve mcp db-stop bench clean install
+.PHONY: run test ui serve mcp db-stop bench clean install schema
 
 install: $(STAMP)
 
@@ -34,6 +34,10 @@ serve: $(STAMP)
 
 mcp: $(STAMP)
 	$(BIN)/jobpipe mcp
+
+## schema: regenerate sql/schema.sql (the current schema) from a freshly migrated database
+schema: $(STAMP)
+	$(BIN)/python -m jobpipe.db.schema --write
 
 db-stop: $(STAMP)
 	$(BIN)/jobpipe db stop

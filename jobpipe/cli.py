@@ -96,7 +96,7 @@ def _salary_text(salary: dict[str, Any] | None) -> str:
 # ----------------------------------------------------------------------------- jobs show
 def cmd_jobs_show(args: argparse.Namespace) -> int:
     from jobpipe.db import connect, ready_url
-    from jobpipe.jobs import load_job
+    from jobpipe.store.jobs import load_job
 
     with connect(ready_url()) as conn:
         missing = 0

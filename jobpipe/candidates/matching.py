@@ -23,6 +23,8 @@ from psycopg import sql
 from jobpipe.candidates.models import CandidateProfile, MatchResult
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.types import SearchFilters
+from jobpipe.store.jobs import load_jobs
+from jobpipe.store.models import active_model
 
 VECTOR_WEIGHT = 0.7
 SKILL_WEIGHT = 0.3
@@ -48,15 +50,20 @@ def candidate_embedding_text(profile: CandidateProfile) -> str:
     return candidate_text((profile.headline, profile.skills, profile.resume_text))
 
 
-def active_model(conn: psycopg.Connection) -> tuple[str, int]:
-    row = conn.execute("SELECT model, dims FROM embedding_models WHERE state = 'active'").fetchone()
-    if row is None:
+def _active_model(conn: psycopg.Connection) -> tuple[str, int]:
+    info = active_model(conn)
+    if info is None:
         raise MatchError("no active embedding model: run the pipeline to embed jobs first")
-    return row[0], int(row[1])
+    return info.model, info.dims
 
 
 def _vector_literal(vector: Sequence[float]) -> str:
     return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
+
+
+#: What a match shows of a job (the read model's names).
+_MATCH_FIELDS = ("job_id", "source", "external_id", "title", "company", "cities", "salary", "url", "posted_at",
+                 "skills")
 
 
 def _nearest_jobs(conn: psycopg.Connection, vector: Sequence[float], model: str, dims: int,
@@ -65,9 +72,7 @@ def _nearest_jobs(conn: psycopg.Connection, vector: Sequence[float], model: str,
     filt = build_filter_sql(filters)
     distance = sql.SQL("(e.embedding::vector({dims})) <=> %(qvec)s::vector({dims})").format(dims=sql.Literal(dims))
     query = sql.SQL("""
-        SELECT j.job_id, j.source, j.external_id, j.title, j.company, j.cities, j.salary_min, j.salary_max,
-               j.salary_currency, j.salary_period, j.salary_months, j.salary_negotiable, j.url, j.posted_at,
-               j.skills, 1 - ({distance}) AS similarity
+        SELECT j.job_id, 1 - ({distance}) AS similarity
         FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id
         WHERE e.model = {model} AND ({where})
         ORDER BY {distance}
@@ -78,18 +83,9 @@ def _nearest_jobs(conn: psycopg.Connection, vector: Sequence[float], model: str,
         # Filters must not starve the ANN scan: keep scanning the graph until LIMIT rows pass.
         conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(min(1000, max(100, limit)))))
-        cur = conn.execute(query, params)
-        names = [d.name for d in cur.description]
-        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
-
-
-def _salary(row: dict[str, Any]) -> dict[str, Any]:
-    def num(v: Any) -> float | None:
-        return None if v is None else float(v)
-
-    return {"min": num(row["salary_min"]), "max": num(row["salary_max"]), "currency": row["salary_currency"],
-            "period": row["salary_period"], "months_per_year": row["salary_months"],
-            "negotiable": bool(row["salary_negotiable"])}
+        nearest = conn.execute(query, params).fetchall()
+    jobs = load_jobs(conn, [job_id for job_id, _ in nearest], _MATCH_FIELDS)
+    return [jobs[job_id] | {"similarity": similarity} for job_id, similarity in nearest if job_id in jobs]
 
 
 def score_jobs(rows: list[dict[str, Any]], candidate_skills: Sequence[str], top_k: int) -> list[MatchResult]:
@@ -105,7 +101,7 @@ def score_jobs(rows: list[dict[str, Any]], candidate_skills: Sequence[str], top_
         fused = VECTOR_WEIGHT * similarity + SKILL_WEIGHT * overlap
         results.append(MatchResult(
             job_id=row["job_id"], source=row["source"], external_id=row["external_id"], title=row["title"],
-            company=row["company"], cities=list(row["cities"] or []), salary=_salary(row), url=row["url"],
+            company=row["company"], cities=row["cities"], salary=row["salary"], url=row["url"],
             posted_at=row["posted_at"], score=fused, vector_similarity=similarity, skill_overlap=overlap,
             fused_score=fused, matched_skills=matched, missing_skills=missing,
         ))
@@ -159,7 +155,7 @@ def match_with_profile(conn: psycopg.Connection, *, candidate_id: str | None = N
     """:func:`match`, also returning the candidate profile the ranking used (its skills, cities)."""
     if (candidate_id is None) == (resume_text is None):
         raise ValueError("give exactly one of candidate_id or resume_text")
-    model, dims = active_model(conn)
+    model, dims = _active_model(conn)
     if candidate_id is not None:
         profile = load_candidate(conn, candidate_id)
         vector = candidate_vector(conn, profile, model, embedder)
@@ -193,7 +189,7 @@ def compute_matches(conn: psycopg.Connection, embedder: Any, *, top_k: int = 20)
     Candidates without a current stored vector are embedded on the fly (not stored: storing
     vectors is the embedding stage's job). Returns the number of rows written.
     """
-    model, dims = active_model(conn)
+    model, dims = _active_model(conn)
     ids = [r[0] for r in conn.execute("SELECT candidate_id FROM candidates ORDER BY candidate_id")]
     conn.commit()
     written = 0

@@ -37,9 +37,15 @@ class Migration:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
+#: The generated current schema that lives beside the migrations (see jobpipe.db.schema).
+SCHEMA_FILE_NAME = "schema.sql"
+
+
 def load_migrations(sql_dir: Path = SQL_DIR) -> list[Migration]:
     migrations = []
     for path in sorted(sql_dir.glob("*.sql")):
+        if path.name == SCHEMA_FILE_NAME:
+            continue   # the generated picture of the result, not a step (jobpipe.db.schema)
         match = _NAME_RE.match(path.name)
         if not match:
             raise MigrationError(f"{path.name}: migration files must be named NNNN_description.sql")

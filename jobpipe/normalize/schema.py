@@ -9,6 +9,7 @@ failure of every row) instead of silently wrong data in search results.
 from __future__ import annotations
 
 import math
+import operator
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
 from jobpipe.models import NormalizedPosting
+from jobpipe.rows import POSTING_COLUMNS
 from jobpipe.normalize.experience import DEGREES
 from jobpipe.normalize.job_type import JOB_TYPES, SENIORITIES
 from jobpipe.normalize.location import known_cities
@@ -144,37 +146,25 @@ def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
     )
 
 
+#: Frame columns: every stored posting field, flattened as the tables name them (salary_min, ...).
+FRAME_COLUMNS: tuple[str, ...] = tuple(c.name for c in POSTING_COLUMNS)
+_frame_values = operator.attrgetter(*(c.attr for c in POSTING_COLUMNS))
+_NUMBER_COLUMNS = tuple(c.name for c in POSTING_COLUMNS if c.pg_type in ("numeric", "int4"))
+_BOOL_COLUMNS = tuple(c.name for c in POSTING_COLUMNS if c.pg_type == "bool")
+#: Kept as Python objects (None stays None, lists stay lists, datetimes stay datetimes).
+_OBJECT_COLUMNS = tuple(c.name for c in POSTING_COLUMNS
+                        if c.pg_type in ("text[]", "timestamptz", "jsonb") or (c.pg_type == "text" and c.optional))
+
+
 def postings_frame(postings: Sequence[NormalizedPosting]) -> pd.DataFrame:
-    rows = []
-    for p in postings:
-        s = p.salary
-        rows.append({
-            "source": p.source, "external_id": p.external_id, "title": p.title, "company": p.company,
-            "cities": list(p.cities), "country": p.country, "remote": p.remote, "job_type": p.job_type,
-            "seniority": p.seniority,
-            "salary_min": _float(s.min), "salary_max": _float(s.max), "salary_currency": s.currency,
-            "salary_period": s.period, "salary_months": _float(s.months_per_year),
-            "salary_negotiable": bool(s.negotiable),
-            "experience_min": _float(p.experience_min), "experience_max": _float(p.experience_max),
-            "degree": p.degree, "skills": list(p.skills), "language": p.language,
-            "description_text": p.description_text, "url": p.url,
-            "posted_at": p.posted_at, "valid_through": p.valid_through, "content_hash": p.content_hash,
-        })
-    frame = pd.DataFrame(rows, columns=list(build_schema_columns()))
-    for col in ("salary_min", "salary_max", "salary_months", "experience_min", "experience_max"):
-        frame[col] = frame[col].astype("float64")
-    for col in ("posted_at", "valid_through", "company", "country", "remote", "job_type", "seniority",
-                "salary_currency", "salary_period", "degree", "language", "url", "cities", "skills"):
+    frame = pd.DataFrame([_frame_values(p) for p in postings], columns=list(FRAME_COLUMNS))
+    for col in _NUMBER_COLUMNS:
+        frame[col] = frame[col].map(_float).astype("float64")
+    for col in _OBJECT_COLUMNS:
         frame[col] = frame[col].astype(object)
-    frame["salary_negotiable"] = frame["salary_negotiable"].astype(bool)
+    for col in _BOOL_COLUMNS:
+        frame[col] = frame[col].astype(bool)
     return frame
-
-
-def build_schema_columns() -> tuple[str, ...]:
-    return ("source", "external_id", "title", "company", "cities", "country", "remote", "job_type", "seniority",
-            "salary_min", "salary_max", "salary_currency", "salary_period", "salary_months", "salary_negotiable",
-            "experience_min", "experience_max", "degree", "skills", "language", "description_text", "url",
-            "posted_at", "valid_through", "content_hash")
 
 
 def _float(v: Any) -> float | None:

@@ -1,4 +1,4 @@
-"""A normalized posting as one JSON-ready dict (what ``jobpipe jobs show --json`` prints)."""
+"""A normalized posting as one JSON-ready dict, in the shape readers of ``jobs`` print."""
 
 from __future__ import annotations
 
@@ -6,29 +6,18 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
-from jobpipe.models import NormalizedPosting
+from jobpipe.models import NormalizedPosting, amount
 
-
-def _amount(v: float | None) -> int | float | None:
-    if v is None:
-        return None
-    return int(v) if float(v).is_integer() else float(v)
+_AMOUNTS = ("salary_annual_min", "salary_annual_max", "experience_min", "experience_max")
 
 
 def posting_to_dict(p: NormalizedPosting) -> dict[str, Any]:
-    """Every field, with ``salary`` as {min, max, currency, period, months_per_year, negotiable}
-    (amounts as stated for the period, whole currency units, None when unknown) and dates in ISO 8601."""
+    """Every field, with ``salary`` as :meth:`jobpipe.models.Salary.as_dict` and dates in ISO 8601."""
     data = asdict(p)
-    s = p.salary
-    data["salary"] = {
-        "min": _amount(s.min), "max": _amount(s.max), "currency": s.currency, "period": s.period,
-        "months_per_year": s.months_per_year, "negotiable": bool(s.negotiable),
-    }
-    for key in ("salary_annual_min", "salary_annual_max", "experience_min", "experience_max"):
-        data[key] = _amount(data[key])
-    for key in ("posted_at", "valid_through"):
-        value = data[key]
-        data[key] = value.isoformat() if isinstance(value, datetime) else None
-    data["cities"] = list(p.cities)
-    data["skills"] = list(p.skills)
+    data["salary"] = p.salary.as_dict()
+    for key in _AMOUNTS:
+        data[key] = amount(data[key])
+    for key, value in data.items():
+        if isinstance(value, datetime):
+            data[key] = value.isoformat()
     return data

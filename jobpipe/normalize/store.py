@@ -9,25 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
-from decimal import Decimal
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from jobpipe.models import NormalizedPosting, Salary
+from jobpipe.models import NormalizedPosting
 from jobpipe.normalize.schema import ValidationResult
+from jobpipe.rows import INGEST_ID_COLUMNS, PARTITION_COLUMN, POSTING_COLUMNS, Column, RowBuilder, names, posting_from_row
 
 #: Default share of rejected postings above which a source's asset check fails.
 DEFAULT_REJECT_THRESHOLD = 0.05
 
-_COLUMNS = (
-    "source", "partition_date", "external_id", "raw_id", "fetch_id", "title", "company", "location_raw", "cities",
-    "country", "remote", "job_type", "seniority", "salary_min", "salary_max", "salary_currency", "salary_period",
-    "salary_months", "salary_negotiable", "salary_annual_min", "salary_annual_max", "experience_min",
-    "experience_max", "degree", "skills", "language", "description_text", "url", "posted_at", "valid_through",
-    "content_hash",
-)
+#: normalized_postings' columns, in COPY order: the partition day, the posting, its raw payload's ids.
+_COLUMNS: tuple[Column, ...] = (PARTITION_COLUMN, *POSTING_COLUMNS, *INGEST_ID_COLUMNS)
+_ROW = RowBuilder(_COLUMNS[1:])
+_SOURCE_AT = _ROW.names.index("source")
+_NAMES = ", ".join(names(_COLUMNS))
 
 
 @dataclass(frozen=True)
@@ -39,17 +37,6 @@ class NormalizeCounts:
     def reject_rate(self) -> float:
         total = self.passed + self.rejected
         return self.rejected / total if total else 0.0
-
-
-def _row(source: str, partition_date: date, p: NormalizedPosting) -> tuple[Any, ...]:
-    s = p.salary
-    return (
-        source, partition_date, p.external_id, p.raw_id, p.fetch_id, p.title, p.company, p.location_raw,
-        list(p.cities), p.country, p.remote, p.job_type, p.seniority, s.min, s.max, s.currency, s.period,
-        s.months_per_year, bool(s.negotiable), p.salary_annual_min, p.salary_annual_max, p.experience_min,
-        p.experience_max, p.degree, list(p.skills), p.language, p.description_text, p.url, p.posted_at,
-        p.valid_through, p.content_hash,
-    )
 
 
 def write_normalized(
@@ -72,9 +59,12 @@ def write_normalized(
         conn.execute("DELETE FROM quarantine WHERE source = %s AND partition_date = %s", (source, partition_date))
         if latest:
             with conn.cursor() as cur:
-                with cur.copy(f"COPY normalized_postings ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
+                with cur.copy(f"COPY normalized_postings ({_NAMES}) FROM STDIN (FORMAT BINARY)") as copy:
+                    copy.set_types([c.pg_type for c in _COLUMNS])
                     for p in latest.values():
-                        copy.write_row(_row(source, partition_date, p))
+                        row = _ROW(p)
+                        row[_SOURCE_AT] = source   # the partition's source, whatever the posting says
+                        copy.write_row([partition_date, *row])
         if result.rejected:
             with conn.cursor() as cur:
                 cur.executemany(
@@ -86,35 +76,14 @@ def write_normalized(
     return NormalizeCounts(passed=len(latest), rejected=len(result.rejected))
 
 
-def _num(v: Any) -> float | None:
-    if v is None:
-        return None
-    return float(v) if isinstance(v, (Decimal, int, float)) else v
-
-
 def load_normalized(conn: psycopg.Connection, source: str, partition_date: date) -> list[NormalizedPosting]:
     """The partition's normalized postings, ordered by external id."""
-    rows = conn.execute(
-        f"SELECT {', '.join(_COLUMNS)} FROM normalized_postings WHERE source = %s AND partition_date = %s ORDER BY external_id",
+    cur = conn.execute(
+        f"SELECT {_NAMES} FROM normalized_postings WHERE source = %s AND partition_date = %s ORDER BY external_id",
         (source, partition_date),
-    ).fetchall()
-    out = []
-    for r in rows:
-        d = dict(zip(_COLUMNS, r))
-        out.append(NormalizedPosting(
-            source=d["source"], external_id=d["external_id"], title=d["title"], company=d["company"],
-            location_raw=d["location_raw"], cities=list(d["cities"] or []), country=d["country"], remote=d["remote"],
-            job_type=d["job_type"], seniority=d["seniority"],
-            salary=Salary(min=_num(d["salary_min"]), max=_num(d["salary_max"]), currency=d["salary_currency"],
-                          period=d["salary_period"], months_per_year=d["salary_months"],
-                          negotiable=bool(d["salary_negotiable"])),
-            salary_annual_min=_num(d["salary_annual_min"]), salary_annual_max=_num(d["salary_annual_max"]),
-            experience_min=_num(d["experience_min"]), experience_max=_num(d["experience_max"]), degree=d["degree"],
-            skills=list(d["skills"] or []), language=d["language"], description_text=d["description_text"],
-            url=d["url"], posted_at=d["posted_at"], valid_through=d["valid_through"], content_hash=d["content_hash"],
-            raw_id=d["raw_id"], fetch_id=d["fetch_id"],
-        ))
-    return out
+    )
+    keys = [d.name for d in cur.description or ()]
+    return [posting_from_row(dict(zip(keys, r))) for r in cur.fetchall()]
 
 
 def load_quarantine(conn: psycopg.Connection, source: str, partition_date: date) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepar
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
 from jobpipe.search.vector import VectorPlan, active_model, choose_plan, embed_query, vector_candidates
+from jobpipe.store.jobs import load_jobs
 
 MODES = ("hybrid", "vector", "keyword")
 #: Leg weights in the fusion (equal: see docs/search.md for the dev-set comparison).
@@ -28,11 +29,9 @@ LEG_WEIGHTS = {"vector": 1.0, "keyword": 1.0}
 
 T = TypeVar("T")
 
-_FETCH_SQL = """
-SELECT job_id, source, external_id, title, company, cities, salary_min, salary_max, salary_currency,
-       salary_period, salary_months, salary_negotiable, url, posted_at, dedupe_key, remote, job_type
-FROM jobs WHERE job_id = ANY(%s)
-"""
+#: What a search result shows of a job (the read model's names; no description).
+_RESULT_FIELDS = ("job_id", "source", "external_id", "title", "company", "cities", "salary", "url", "posted_at",
+                  "dedupe_key", "remote", "job_type")
 
 
 def _depth(top_k: int) -> int:
@@ -208,12 +207,12 @@ def _results(conn, fused, leg_scores, top_k: int, collapse: bool) -> list[Search
         if len(results) >= top_k:
             break
         part = fused[start:start + chunk]
-        rows = {r[0]: r for r in conn.execute(_FETCH_SQL, ([f.job_id for f in part],))}
+        rows = load_jobs(conn, [f.job_id for f in part], _RESULT_FIELDS)
         for item in part:
             row = rows.get(item.job_id)
             if row is None:
                 continue   # deleted between the legs and the fetch
-            group = row[14] if collapse and row[14] else None
+            group = row["dedupe_key"] if collapse and row["dedupe_key"] else None
             if group is not None and group in by_group:
                 by_group[group].extra.setdefault("duplicate_job_ids", []).append(item.job_id)
                 continue
@@ -226,32 +225,15 @@ def _results(conn, fused, leg_scores, top_k: int, collapse: bool) -> list[Search
     return results
 
 
-def _num(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _result(row, item, leg_scores) -> SearchResult:
-    extra: dict[str, Any] = {"remote": row[15], "job_type": row[16]}
+def _result(row: dict[str, Any], item, leg_scores) -> SearchResult:
+    extra: dict[str, Any] = {"remote": row["remote"], "job_type": row["job_type"]}
     if "vector" in item.ranks:
         extra["vector_similarity"] = round(leg_scores["vector"][item.job_id], 6)
     if "keyword" in item.ranks:
         extra["keyword_score"] = round(leg_scores["keyword"][item.job_id], 6)
     return SearchResult(
-        job_id=row[0],
-        source=row[1],
-        external_id=row[2],
-        title=row[3],
-        company=row[4],
-        cities=list(row[5] or []),
-        salary={
-            "min": _num(row[6]), "max": _num(row[7]), "currency": row[8], "period": row[9],
-            "months_per_year": row[10], "negotiable": bool(row[11]),
-        },
-        url=row[12],
-        posted_at=row[13],
-        score=round(item.score, 8),
-        vector_rank=item.ranks.get("vector"),
-        keyword_rank=item.ranks.get("keyword"),
-        fused_score=round(item.score, 8),
-        extra=extra,
+        job_id=row["job_id"], source=row["source"], external_id=row["external_id"], title=row["title"],
+        company=row["company"], cities=row["cities"], salary=row["salary"], url=row["url"],
+        posted_at=row["posted_at"], score=round(item.score, 8), vector_rank=item.ranks.get("vector"),
+        keyword_rank=item.ranks.get("keyword"), fused_score=round(item.score, 8), extra=extra,
     )

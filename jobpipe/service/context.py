@@ -203,7 +203,7 @@ class ServiceContext:
                 body["sources"] = queries.source_freshness(conn)
                 serving = conn.execute("SELECT to_regclass('serving_snapshots') IS NOT NULL").fetchone()
                 if serving and serving[0]:
-                    from jobpipe.serving import latest_serving_snapshot
+                    from jobpipe.store.serving import latest_serving_snapshot
 
                     body["index"]["serving_snapshot"] = latest_serving_snapshot(conn)
         except Exception as exc:  # health must describe failures, not fail itself

@@ -7,7 +7,7 @@ from typing import Any
 
 import psycopg
 
-from jobpipe.jobs import load_job_by_id
+from jobpipe.store.jobs import load_job_by_id
 
 def get_job(conn: psycopg.Connection, job_id: int) -> dict[str, Any] | None:
     """The full normalized posting as stored in ``jobs``, or None (the same reader as the CLI's)."""

@@ -17,30 +17,24 @@ import contextlib
 import operator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import psycopg
 
 from jobpipe.hashing import content_hash, listing_digest, record_digest
 from jobpipe.models import NormalizedPosting
+from jobpipe.rows import DERIVED_JOB_COLUMNS, POSTING_COLUMNS, Column, RowBuilder
 from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
 from jobpipe.store.dedupe import dedupe_key
 
+#: What is staged and written, in COPY order: the posting's columns, then the two the store derives.
+_STAGED: tuple[Column, ...] = (*POSTING_COLUMNS, *DERIVED_JOB_COLUMNS)
 #: (column, PostgreSQL type) of what is staged, in COPY order.
-STAGED_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("source", "text"), ("external_id", "text"), ("title", "text"), ("company", "text"),
-    ("location_raw", "text"), ("cities", "text[]"), ("country", "text"), ("remote", "text"),
-    ("job_type", "text"), ("seniority", "text"), ("salary_min", "numeric"), ("salary_max", "numeric"),
-    ("salary_currency", "text"), ("salary_period", "text"), ("salary_months", "int4"),
-    ("salary_negotiable", "bool"), ("salary_annual_min", "numeric"), ("salary_annual_max", "numeric"),
-    ("experience_min", "numeric"), ("experience_max", "numeric"), ("degree", "text"), ("skills", "text[]"),
-    ("language", "text"), ("description_text", "text"), ("url", "text"), ("posted_at", "timestamptz"),
-    ("valid_through", "timestamptz"), ("content_hash", "text"), ("record_hash", "text"),
-    ("dedupe_key", "text"),
-)
+STAGED_COLUMNS: tuple[tuple[str, str], ...] = tuple((c.name, c.pg_type) for c in _STAGED)
 _NAMES = [name for name, _ in STAGED_COLUMNS]
 _UPDATED = [name for name in _NAMES if name not in ("source", "external_id")]
+_POSTING_ROW = RowBuilder(POSTING_COLUMNS)
+_CONTENT_AT = _POSTING_ROW.names.index("content_hash")
 
 #: ANALYZE after a run that changed more rows than this, or more than ANALYZE_SHARE of the table.
 ANALYZE_ROWS = 1000
@@ -76,34 +70,14 @@ def fast_record_hash(posting: NormalizedPosting) -> str:
     return record_digest(posting, posting.content_hash or content_hash(posting))
 
 
-def _numeric(value: Any) -> int | Decimal | None:
-    """A number for a binary-COPYed ``numeric`` column (which takes int or Decimal, not float).
-
-    Floats keep 15 significant digits, exactly what PostgreSQL's own float8 -> numeric cast keeps.
-    """
-    if value is None or type(value) is int:
-        return value
-    if isinstance(value, Decimal):
-        return value
-    value = float(value)
-    return int(value) if value.is_integer() else Decimal(format(value, ".15g"))
-
-
-def staged_row(posting: NormalizedPosting, record: str | None = None) -> tuple[Any, ...]:
+def staged_row(posting: NormalizedPosting, record: str | None = None) -> list[Any]:
     """One posting as a staging row (hashes and dedupe key computed here)."""
-    s = posting.salary
-    return (
-        posting.source, posting.external_id, posting.title, posting.company, posting.location_raw,
-        list(posting.cities), posting.country, posting.remote, posting.job_type, posting.seniority,
-        _numeric(s.min), _numeric(s.max), s.currency, s.period,
-        None if s.months_per_year is None else int(s.months_per_year), bool(s.negotiable),
-        _numeric(posting.salary_annual_min), _numeric(posting.salary_annual_max),
-        _numeric(posting.experience_min), _numeric(posting.experience_max),
-        posting.degree, list(posting.skills), posting.language, posting.description_text or "", posting.url,
-        posting.posted_at, posting.valid_through,
-        posting.content_hash or content_hash(posting), record or fast_record_hash(posting),
-        dedupe_key(posting),
-    )
+    row = _POSTING_ROW(posting)
+    if not row[_CONTENT_AT]:
+        row[_CONTENT_AT] = content_hash(posting)
+    row.append(record or fast_record_hash(posting))
+    row.append(dedupe_key(posting))
+    return row
 
 
 _CREATE_STAGE = (
@@ -278,7 +252,7 @@ def _needs_writing(conn: psycopg.Connection, postings: list[NormalizedPosting],
     return [pairs[i] for i in changed], len(postings)
 
 
-def _copy_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_len: int) -> UpsertCounts:
+def _copy_batch(conn: psycopg.Connection, rows: list[list[Any]], batch_len: int) -> UpsertCounts:
     """First load into an empty table: COPY straight into ``jobs`` (every row is new).
 
     No staging and no conflict checks: PostgreSQL inserts COPY rows in multi-row batches.
@@ -303,7 +277,7 @@ def _copy_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_len
     return UpsertCounts(inserted=inserted, unchanged=batch_len - len(rows))
 
 
-def _write_batch(conn: psycopg.Connection, rows: list[tuple[Any, ...]], batch_len: int) -> UpsertCounts:
+def _write_batch(conn: psycopg.Connection, rows: list[list[Any]], batch_len: int) -> UpsertCounts:
     """COPY prepared rows into staging and merge them, in one committed transaction."""
     if not rows:
         return UpsertCounts(unchanged=batch_len)

@@ -140,7 +140,7 @@ def serving_jobs(postgres: PostgresResource) -> MaterializeResult:
     how much of it is searchable by vector, so a gap (jobs waiting for vectors) is visible here and
     in the service's ``/health`` instead of silently shrinking results.
     """
-    from jobpipe.serving import publish_serving_snapshot
+    from jobpipe.store.serving import publish_serving_snapshot
 
     with postgres.connect() as conn:
         snap = publish_serving_snapshot(conn)

@@ -1,0 +1,833 @@
+-- The current jobpipe schema, generated from a freshly migrated database by
+-- `make schema` (python -m jobpipe.db.schema --write). Do not edit: change sql/NNNN_*.sql.
+
+--
+-- PostgreSQL database dump
+--
+
+--
+-- Name: vector; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
+
+--
+-- Name: EXTENSION vector; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access methods';
+
+--
+-- Name: jobpipe_job_terms_filters(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_job_terms_filters() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE job_terms
+    SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
+        remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
+        salary_annual_max = NEW.salary_annual_max, location_raw = NEW.location_raw
+    WHERE job_id = NEW.job_id;
+    RETURN NULL;
+END
+$$;
+
+--
+-- Name: jobpipe_title_terms(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_title_terms(title text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT coalesce(string_agg(term, ' '), '')
+    FROM (
+        SELECT m[1] AS term
+        FROM regexp_matches(lower(normalize(title, NFKC)), '[a-z0-9][a-z0-9+#.\-]*[a-z0-9+#]|[a-z0-9]', 'g') AS m
+        UNION ALL
+        SELECT CASE WHEN char_length(r[1]) = 1 THEN r[1] ELSE substr(r[1], i, 2) END
+        FROM regexp_matches(normalize(title, NFKC), '[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+', 'g') AS r,
+             generate_series(1, greatest(char_length(r[1]) - 1, 1)) AS i
+    ) AS terms
+$$;
+
+--
+-- Name: candidate_embeddings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.candidate_embeddings (
+    candidate_id text NOT NULL,
+    model text NOT NULL,
+    dims integer NOT NULL,
+    content_hash text NOT NULL,
+    embedding public.vector NOT NULL,
+    embedded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY public.candidate_embeddings ALTER COLUMN embedding SET STORAGE MAIN;
+
+--
+-- Name: candidate_matches; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.candidate_matches (
+    candidate_id text NOT NULL,
+    job_id bigint NOT NULL,
+    rank integer NOT NULL,
+    score double precision NOT NULL,
+    vector_score double precision,
+    skill_score double precision,
+    matched_skills text[] DEFAULT '{}'::text[] NOT NULL,
+    missing_skills text[] DEFAULT '{}'::text[] NOT NULL,
+    model text NOT NULL,
+    computed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: candidates; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.candidates (
+    candidate_id text NOT NULL,
+    name text,
+    resume_text text NOT NULL,
+    headline text,
+    skills text[] DEFAULT '{}'::text[] NOT NULL,
+    cities text[] DEFAULT '{}'::text[] NOT NULL,
+    experience_years numeric,
+    language text,
+    content_hash text NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: embedding_models; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.embedding_models (
+    model text NOT NULL,
+    dims integer NOT NULL,
+    state text DEFAULT 'building'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    activated_at timestamp with time zone,
+    retired_at timestamp with time zone,
+    CONSTRAINT embedding_models_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
+);
+
+--
+-- Name: fetch_run_items; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.fetch_run_items (
+    fetch_id bigint NOT NULL,
+    raw_id bigint NOT NULL
+);
+
+--
+-- Name: fetch_runs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.fetch_runs (
+    fetch_id bigint NOT NULL,
+    source text NOT NULL,
+    partition_date date NOT NULL,
+    kind text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    complete boolean DEFAULT false NOT NULL,
+    error text,
+    requests integer DEFAULT 0 NOT NULL,
+    not_modified integer DEFAULT 0 NOT NULL,
+    bytes_received bigint DEFAULT 0 NOT NULL,
+    postings_seen integer DEFAULT 0 NOT NULL,
+    dagster_run_id text
+);
+
+--
+-- Name: fetch_runs_fetch_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.fetch_runs_fetch_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: fetch_runs_fetch_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.fetch_runs_fetch_id_seq OWNED BY public.fetch_runs.fetch_id;
+
+--
+-- Name: http_cache; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.http_cache (
+    source text NOT NULL,
+    url text NOT NULL,
+    config_hash text NOT NULL,
+    etag text,
+    last_modified text,
+    raw_ids bigint[] DEFAULT '{}'::bigint[] NOT NULL,
+    links text[] DEFAULT '{}'::text[] NOT NULL,
+    next_links text[] DEFAULT '{}'::text[] NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: jobs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.jobs (
+    job_id bigint NOT NULL,
+    source text NOT NULL,
+    external_id text NOT NULL,
+    title text NOT NULL,
+    company text,
+    location_raw text,
+    cities text[] DEFAULT '{}'::text[] NOT NULL,
+    country text,
+    remote text,
+    job_type text,
+    seniority text,
+    salary_min numeric,
+    salary_max numeric,
+    salary_currency text,
+    salary_period text,
+    salary_months integer,
+    salary_negotiable boolean DEFAULT false NOT NULL,
+    salary_annual_min numeric,
+    salary_annual_max numeric,
+    experience_min numeric,
+    experience_max numeric,
+    degree text,
+    skills text[] DEFAULT '{}'::text[] NOT NULL,
+    language text,
+    description_text text DEFAULT ''::text NOT NULL,
+    url text,
+    posted_at timestamp with time zone,
+    valid_through timestamp with time zone,
+    content_hash text NOT NULL,
+    record_hash text NOT NULL,
+    dedupe_key text,
+    first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    closed_at timestamp with time zone
+)
+WITH (fillfactor='90');
+ALTER TABLE ONLY public.jobs ALTER COLUMN external_id SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN title SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN company SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN location_raw SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN description_text SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN url SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN content_hash SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN record_hash SET STATISTICS 0;
+ALTER TABLE ONLY public.jobs ALTER COLUMN dedupe_key SET STATISTICS 0;
+
+--
+-- Name: job_duplicate_groups; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.job_duplicate_groups AS
+ SELECT dedupe_key,
+    count(*) AS postings,
+    array_agg(job_id ORDER BY job_id) AS job_ids
+   FROM public.jobs
+  WHERE ((closed_at IS NULL) AND (dedupe_key IS NOT NULL))
+  GROUP BY dedupe_key
+ HAVING (count(*) > 1);
+
+--
+-- Name: job_embeddings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_embeddings (
+    job_id bigint NOT NULL,
+    model text NOT NULL,
+    dims integer NOT NULL,
+    content_hash text NOT NULL,
+    embedding public.vector NOT NULL,
+    embedded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY public.job_embeddings ALTER COLUMN embedding SET STORAGE MAIN;
+
+--
+-- Name: job_terms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_terms (
+    job_id bigint NOT NULL,
+    content_hash text NOT NULL,
+    search_length integer NOT NULL,
+    search_tsv tsvector NOT NULL,
+    title_tsv tsvector NOT NULL,
+    closed_at timestamp with time zone,
+    cities text[] DEFAULT '{}'::text[] NOT NULL,
+    skills text[] DEFAULT '{}'::text[] NOT NULL,
+    job_type text,
+    remote text,
+    posted_at timestamp with time zone,
+    salary_currency text,
+    salary_annual_max numeric,
+    location_raw text
+)
+WITH (fillfactor='90', toast_tuple_target='256');
+ALTER TABLE ONLY public.job_terms ALTER COLUMN search_tsv SET STATISTICS 1000;
+ALTER TABLE ONLY public.job_terms ALTER COLUMN title_tsv SET STATISTICS 1000;
+
+--
+-- Name: jobs_deferred_indexes; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.jobs_deferred_indexes (
+    index_name text NOT NULL,
+    definition text NOT NULL,
+    deferred_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: jobs_job_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.jobs_job_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: jobs_job_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.jobs_job_id_seq OWNED BY public.jobs.job_id;
+
+--
+-- Name: listing_fingerprints; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.listing_fingerprints (
+    source text NOT NULL,
+    listing_digest bytea NOT NULL,
+    postings bigint NOT NULL,
+    sum_high numeric NOT NULL,
+    sum_low numeric NOT NULL,
+    recorded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: normalized_postings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.normalized_postings (
+    source text NOT NULL,
+    partition_date date NOT NULL,
+    external_id text NOT NULL,
+    raw_id bigint,
+    fetch_id bigint,
+    title text NOT NULL,
+    company text,
+    location_raw text,
+    cities text[] DEFAULT '{}'::text[] NOT NULL,
+    country text,
+    remote text,
+    job_type text,
+    seniority text,
+    salary_min numeric,
+    salary_max numeric,
+    salary_currency text,
+    salary_period text,
+    salary_months integer,
+    salary_negotiable boolean DEFAULT false NOT NULL,
+    salary_annual_min numeric,
+    salary_annual_max numeric,
+    experience_min numeric,
+    experience_max numeric,
+    degree text,
+    skills text[] DEFAULT '{}'::text[] NOT NULL,
+    language text,
+    description_text text DEFAULT ''::text NOT NULL,
+    url text,
+    posted_at timestamp with time zone,
+    valid_through timestamp with time zone,
+    content_hash text NOT NULL,
+    normalized_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: quarantine; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.quarantine (
+    quarantine_id bigint NOT NULL,
+    source text NOT NULL,
+    partition_date date NOT NULL,
+    external_id text,
+    raw_id bigint,
+    fetch_id bigint,
+    failed_checks jsonb NOT NULL,
+    dagster_run_id text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: quarantine_quarantine_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.quarantine_quarantine_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: quarantine_quarantine_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.quarantine_quarantine_id_seq OWNED BY public.quarantine.quarantine_id;
+
+--
+-- Name: raw_postings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.raw_postings (
+    raw_id bigint NOT NULL,
+    source text NOT NULL,
+    external_id text NOT NULL,
+    format text NOT NULL,
+    payload jsonb NOT NULL,
+    payload_hash text NOT NULL,
+    url text,
+    first_fetched_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_fetched_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: raw_postings_raw_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.raw_postings_raw_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: raw_postings_raw_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.raw_postings_raw_id_seq OWNED BY public.raw_postings.raw_id;
+
+--
+-- Name: serving_jobs; Type: VIEW; Schema: public; Owner: -
+--
+
+CREATE VIEW public.serving_jobs AS
+ SELECT j.job_id,
+    j.source,
+    j.external_id,
+    j.title,
+    j.company,
+    j.location_raw,
+    j.cities,
+    j.country,
+    j.remote,
+    j.job_type,
+    j.seniority,
+    j.salary_min,
+    j.salary_max,
+    j.salary_currency,
+    j.salary_period,
+    j.salary_months,
+    j.salary_negotiable,
+    j.salary_annual_min,
+    j.salary_annual_max,
+    j.experience_min,
+    j.experience_max,
+    j.degree,
+    j.skills,
+    j.language,
+    j.description_text,
+    j.url,
+    j.posted_at,
+    j.valid_through,
+    j.content_hash,
+    j.record_hash,
+    j.dedupe_key,
+    j.first_seen_at,
+    j.updated_at,
+    j.closed_at,
+    e.embedding,
+    e.model AS embedding_model
+   FROM ((public.jobs j
+     JOIN public.embedding_models m ON ((m.state = 'active'::text)))
+     LEFT JOIN public.job_embeddings e ON (((e.job_id = j.job_id) AND (e.model = m.model))));
+
+--
+-- Name: serving_snapshots; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.serving_snapshots (
+    snapshot_id bigint NOT NULL,
+    published_at timestamp with time zone DEFAULT now() NOT NULL,
+    model text,
+    open_jobs integer NOT NULL,
+    with_vector integer NOT NULL,
+    closed_jobs integer NOT NULL,
+    duplicate_groups integer NOT NULL
+);
+
+--
+-- Name: serving_snapshots_snapshot_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.serving_snapshots_snapshot_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+--
+-- Name: serving_snapshots_snapshot_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.serving_snapshots_snapshot_id_seq OWNED BY public.serving_snapshots.snapshot_id;
+
+--
+-- Name: fetch_runs fetch_id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.fetch_runs ALTER COLUMN fetch_id SET DEFAULT nextval('public.fetch_runs_fetch_id_seq'::regclass);
+
+--
+-- Name: jobs job_id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs ALTER COLUMN job_id SET DEFAULT nextval('public.jobs_job_id_seq'::regclass);
+
+--
+-- Name: quarantine quarantine_id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quarantine ALTER COLUMN quarantine_id SET DEFAULT nextval('public.quarantine_quarantine_id_seq'::regclass);
+
+--
+-- Name: raw_postings raw_id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.raw_postings ALTER COLUMN raw_id SET DEFAULT nextval('public.raw_postings_raw_id_seq'::regclass);
+
+--
+-- Name: serving_snapshots snapshot_id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.serving_snapshots ALTER COLUMN snapshot_id SET DEFAULT nextval('public.serving_snapshots_snapshot_id_seq'::regclass);
+
+--
+-- Name: candidate_embeddings candidate_embeddings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_embeddings
+    ADD CONSTRAINT candidate_embeddings_pkey PRIMARY KEY (candidate_id, model);
+
+--
+-- Name: candidate_matches candidate_matches_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_matches
+    ADD CONSTRAINT candidate_matches_pkey PRIMARY KEY (candidate_id, job_id);
+
+--
+-- Name: candidates candidates_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidates
+    ADD CONSTRAINT candidates_pkey PRIMARY KEY (candidate_id);
+
+--
+-- Name: embedding_models embedding_models_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.embedding_models
+    ADD CONSTRAINT embedding_models_pkey PRIMARY KEY (model);
+
+--
+-- Name: fetch_run_items fetch_run_items_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.fetch_run_items
+    ADD CONSTRAINT fetch_run_items_pkey PRIMARY KEY (fetch_id, raw_id);
+
+--
+-- Name: fetch_runs fetch_runs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.fetch_runs
+    ADD CONSTRAINT fetch_runs_pkey PRIMARY KEY (fetch_id);
+
+--
+-- Name: http_cache http_cache_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.http_cache
+    ADD CONSTRAINT http_cache_pkey PRIMARY KEY (source, url);
+
+--
+-- Name: job_embeddings job_embeddings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_embeddings
+    ADD CONSTRAINT job_embeddings_pkey PRIMARY KEY (job_id, model);
+
+--
+-- Name: job_terms job_terms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_terms
+    ADD CONSTRAINT job_terms_pkey PRIMARY KEY (job_id);
+
+--
+-- Name: jobs_deferred_indexes jobs_deferred_indexes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs_deferred_indexes
+    ADD CONSTRAINT jobs_deferred_indexes_pkey PRIMARY KEY (index_name);
+
+--
+-- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs
+    ADD CONSTRAINT jobs_pkey PRIMARY KEY (job_id);
+
+--
+-- Name: jobs jobs_source_external_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.jobs
+    ADD CONSTRAINT jobs_source_external_id_key UNIQUE (source, external_id);
+
+--
+-- Name: listing_fingerprints listing_fingerprints_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.listing_fingerprints
+    ADD CONSTRAINT listing_fingerprints_pkey PRIMARY KEY (source);
+
+--
+-- Name: normalized_postings normalized_postings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.normalized_postings
+    ADD CONSTRAINT normalized_postings_pkey PRIMARY KEY (source, partition_date, external_id);
+
+--
+-- Name: quarantine quarantine_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quarantine
+    ADD CONSTRAINT quarantine_pkey PRIMARY KEY (quarantine_id);
+
+--
+-- Name: raw_postings raw_postings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.raw_postings
+    ADD CONSTRAINT raw_postings_pkey PRIMARY KEY (raw_id);
+
+--
+-- Name: raw_postings raw_postings_source_external_id_payload_hash_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.raw_postings
+    ADD CONSTRAINT raw_postings_source_external_id_payload_hash_key UNIQUE (source, external_id, payload_hash);
+
+--
+-- Name: serving_snapshots serving_snapshots_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.serving_snapshots
+    ADD CONSTRAINT serving_snapshots_pkey PRIMARY KEY (snapshot_id);
+
+--
+-- Name: embedding_models_one_active; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX embedding_models_one_active ON public.embedding_models USING btree ((true)) WHERE (state = 'active'::text);
+
+--
+-- Name: fetch_runs_source_date; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX fetch_runs_source_date ON public.fetch_runs USING btree (source, partition_date, fetch_id DESC);
+
+--
+-- Name: job_terms_cities; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_terms_cities ON public.job_terms USING gin (cities);
+
+--
+-- Name: job_terms_search_tsv; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_terms_search_tsv ON public.job_terms USING gin (search_tsv);
+
+--
+-- Name: job_terms_title_tsv; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_terms_title_tsv ON public.job_terms USING gin (title_tsv);
+
+--
+-- Name: jobs_cities; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_cities ON public.jobs USING gin (cities);
+
+--
+-- Name: jobs_dedupe_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_dedupe_key ON public.jobs USING btree (dedupe_key);
+
+--
+-- Name: jobs_open; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_open ON public.jobs USING btree (job_id) WHERE (closed_at IS NULL);
+
+--
+-- Name: jobs_open_job_type; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_open_job_type ON public.jobs USING btree (job_type) WHERE (closed_at IS NULL);
+
+--
+-- Name: jobs_open_posted_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_open_posted_at ON public.jobs USING btree (posted_at) WHERE (closed_at IS NULL);
+
+--
+-- Name: jobs_open_remote; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_open_remote ON public.jobs USING btree (remote) WHERE (closed_at IS NULL);
+
+--
+-- Name: jobs_skills; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_skills ON public.jobs USING gin (skills);
+
+--
+-- Name: jobs_source_open; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_source_open ON public.jobs USING btree (source) WHERE (closed_at IS NULL);
+
+--
+-- Name: quarantine_source_date; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX quarantine_source_date ON public.quarantine USING btree (source, partition_date);
+
+--
+-- Name: raw_postings_source_external; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX raw_postings_source_external ON public.raw_postings USING btree (source, external_id);
+
+--
+-- Name: jobs jobs_filters_to_terms; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_filters_to_terms AFTER UPDATE ON public.jobs FOR EACH ROW WHEN ((((((((((old.closed_at IS DISTINCT FROM new.closed_at) OR (old.cities IS DISTINCT FROM new.cities)) OR (old.skills IS DISTINCT FROM new.skills)) OR (old.job_type IS DISTINCT FROM new.job_type)) OR (old.remote IS DISTINCT FROM new.remote)) OR (old.posted_at IS DISTINCT FROM new.posted_at)) OR (old.salary_currency IS DISTINCT FROM new.salary_currency)) OR (old.salary_annual_max IS DISTINCT FROM new.salary_annual_max)) OR (old.location_raw IS DISTINCT FROM new.location_raw))) EXECUTE FUNCTION public.jobpipe_job_terms_filters();
+
+--
+-- Name: candidate_embeddings candidate_embeddings_candidate_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_embeddings
+    ADD CONSTRAINT candidate_embeddings_candidate_id_fkey FOREIGN KEY (candidate_id) REFERENCES public.candidates(candidate_id) ON DELETE CASCADE;
+
+--
+-- Name: candidate_embeddings candidate_embeddings_model_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_embeddings
+    ADD CONSTRAINT candidate_embeddings_model_fkey FOREIGN KEY (model) REFERENCES public.embedding_models(model);
+
+--
+-- Name: candidate_matches candidate_matches_candidate_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_matches
+    ADD CONSTRAINT candidate_matches_candidate_id_fkey FOREIGN KEY (candidate_id) REFERENCES public.candidates(candidate_id) ON DELETE CASCADE;
+
+--
+-- Name: candidate_matches candidate_matches_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_matches
+    ADD CONSTRAINT candidate_matches_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(job_id) ON DELETE CASCADE;
+
+--
+-- Name: fetch_run_items fetch_run_items_fetch_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.fetch_run_items
+    ADD CONSTRAINT fetch_run_items_fetch_id_fkey FOREIGN KEY (fetch_id) REFERENCES public.fetch_runs(fetch_id) ON DELETE CASCADE;
+
+--
+-- Name: fetch_run_items fetch_run_items_raw_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.fetch_run_items
+    ADD CONSTRAINT fetch_run_items_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id);
+
+--
+-- Name: job_embeddings job_embeddings_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_embeddings
+    ADD CONSTRAINT job_embeddings_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(job_id) ON DELETE CASCADE;
+
+--
+-- Name: job_embeddings job_embeddings_model_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_embeddings
+    ADD CONSTRAINT job_embeddings_model_fkey FOREIGN KEY (model) REFERENCES public.embedding_models(model);
+
+--
+-- Name: job_terms job_terms_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_terms
+    ADD CONSTRAINT job_terms_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(job_id) ON DELETE CASCADE;
+
+--
+-- Name: normalized_postings normalized_postings_raw_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.normalized_postings
+    ADD CONSTRAINT normalized_postings_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id);
+
+--
+-- Name: quarantine quarantine_raw_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.quarantine
+    ADD CONSTRAINT quarantine_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id);
+
+--
+-- PostgreSQL database dump complete
+--
