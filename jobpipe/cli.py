@@ -36,19 +36,42 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- search
-def _filters(args: argparse.Namespace) -> Any:
-    from jobpipe.search import SearchFilters
+#: CLI spellings that differ from a filter's field name (a repeatable flag reads as one item).
+_FLAG_NAMES = {"skills": "--skill"}
 
-    return SearchFilters(
-        city=args.city,
-        job_type=args.job_type,
-        remote=True if args.remote else None,
-        salary_min=args.salary_min,
-        currency=args.currency,
-        skills=tuple(args.skill or ()),
-        posted_within_days=args.posted_within_days,
-        include_closed=args.include_closed,
-    )
+
+def add_filter_flags(parser: argparse.ArgumentParser) -> None:
+    """One flag per field of ``SearchFilters`` (the one filter spec): its type, choices and help."""
+    import typing
+
+    from jobpipe.search.types import SearchFilters
+
+    for name, info in SearchFilters.model_fields.items():
+        flag = _FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
+        kind = typing.get_args(info.annotation) or (info.annotation,)
+        options: dict[str, Any] = {"dest": name, "help": info.description}
+        if info.annotation is bool:
+            options["action"] = "store_true"
+        elif bool in kind:                                   # bool | None: --remote / --no-remote
+            options["action"] = argparse.BooleanOptionalAction
+        elif info.annotation == tuple[str, ...]:
+            options["action"] = "append"
+        else:
+            literal = next((k for k in kind if typing.get_origin(k) is typing.Literal), None)
+            if literal is not None:
+                options["choices"] = typing.get_args(literal)
+            else:
+                options["type"] = next(k for k in kind if k is not type(None))
+        if "action" not in options or options["action"] == "append":
+            options["metavar"] = flag.lstrip("-").replace("-", "_").upper()
+        parser.add_argument(flag, **options)
+
+
+def _filters(args: argparse.Namespace) -> Any:
+    from jobpipe.search.types import SearchFilters
+
+    given = {name: getattr(args, name) for name in SearchFilters.model_fields}
+    return SearchFilters.parse({k: v for k, v in given.items() if v is not None})
 
 
 def cmd_search(args: argparse.Namespace) -> int:
@@ -56,9 +79,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     from jobpipe.embedding import get_embedder
     from jobpipe.search import search
 
+    from jobpipe.search.types import FilterError
+
+    try:
+        filters = _filters(args)
+    except FilterError as exc:
+        print(f"jobpipe search: {exc}", file=sys.stderr)
+        return 2
     url = ready_url()
     with connect(url) as conn:
-        response = search(conn, args.query, _filters(args), top_k=args.top_k, embedder=get_embedder(),
+        response = search(conn, args.query, filters, top_k=args.top_k, embedder=get_embedder(),
                           mode=args.mode, debug=args.debug)
     rows = []
     for r in response.results:
@@ -242,14 +272,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="hybrid search over open jobs")
     p.add_argument("query")
-    p.add_argument("--city", help="Chinese or English name (北京 / Beijing)")
-    p.add_argument("--job-type", choices=["full_time", "part_time", "intern", "campus", "contract"])
-    p.add_argument("--remote", action="store_true", help="remote jobs only")
-    p.add_argument("--salary-min", type=float, help="minimum annual salary (in --currency)")
-    p.add_argument("--currency", help="ISO currency of --salary-min, e.g. CNY, USD")
-    p.add_argument("--skill", action="append", help="required skill (repeatable)")
-    p.add_argument("--posted-within-days", type=int)
-    p.add_argument("--include-closed", action="store_true")
+    add_filter_flags(p)
     p.add_argument("--top-k", type=int, default=10)
     p.add_argument("--mode", choices=["hybrid", "vector", "keyword"], default="hybrid")
     p.add_argument("--debug", action="store_true", help="print per-stage timings")

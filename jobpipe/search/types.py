@@ -2,21 +2,154 @@
 
 from __future__ import annotations
 
+import functools
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from importlib import resources
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from jobpipe.normalize.job_type import JOB_TYPES
+from jobpipe.text.sanitize import clean_text, require_visible
 
 
-@dataclass(frozen=True)
-class SearchFilters:
-    city: str | None = None                # Chinese or English name or alias: "深圳", "Shenzhen", "SF"
-    job_type: str | None = None            # full_time | part_time | intern | campus | contract
-    remote: bool | None = None             # True: fully remote only (not hybrid); False: not remote (docs/search.md)
-    salary_min: float | None = None        # annualized, in `currency`
-    currency: str | None = None            # ISO code; None means USD. Other currencies convert approximately
-    skills: tuple[str, ...] = ()           # canonical or alias names; all must match
-    posted_within_days: int | None = None
-    include_closed: bool = False
+#: Bounds of what a caller may filter on: each keeps one request cheap and is named in the error.
+MAX_CITY_CHARS = 64
+MAX_SKILLS = 20
+MAX_SKILL_CHARS = 64
+MAX_POSTED_WITHIN_DAYS = 3650
+MAX_SALARY = 1_000_000_000
+
+#: The job types a filter can ask for: the normalizer's vocabulary.
+JobType = Literal[JOB_TYPES]  # type: ignore[valid-type]
+
+
+class FilterError(ValueError):
+    """Filter (or request) values that cannot mean anything; the message names each field and rule."""
+
+    def __init__(self, message: str, errors: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.errors = errors or []
+
+    @classmethod
+    def from_validation(cls, exc: ValidationError, known: Sequence[str] = ()) -> "FilterError":
+        errors = exc.errors(include_url=False, include_context=False, include_input=False)
+        return cls(describe_errors(errors, known), errors)
+
+
+def describe_errors(errors: Sequence[Mapping[str, Any]], known: Sequence[str] = ()) -> str:
+    """One short line for validation errors: ``field: what is wrong; ...`` (for people and models).
+
+    ``known`` lists the accepted field names, so that a misspelt one gets a useful answer.
+    """
+    parts = []
+    for err in errors:
+        loc = list(err.get("loc", ()))
+        if loc and loc[0] in ("body", "path", "query", "header"):
+            loc = loc[1:]   # where an HTTP request carried the value, not which value
+        where = ".".join(str(p) for p in loc)
+        if err.get("type") == "extra_forbidden":
+            msg = "unknown field" + (f" (known: {', '.join(known)})" if known else "")
+        else:
+            msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return clean_text("; ".join(parts)) or "invalid request"
+
+
+class SearchFilters(BaseModel):
+    """What a search (or a match) may be restricted to: the one definition of the filters.
+
+    The HTTP request models extend it, the MCP tools' parameters and the CLI's flags are derived
+    from its fields, and ``jobpipe.search.filters.build_filter_sql`` turns it into SQL once per
+    request. All optional, all combined with AND. ``SearchFilters.parse(data)`` raises
+    :class:`FilterError` for invalid or unknown values with one short message; the HTTP API's 422
+    and the MCP tools' errors carry the same message (:func:`describe_errors`).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    city: str | None = Field(
+        None, max_length=MAX_CITY_CHARS, examples=["北京"],
+        description="Only jobs in this city: a Chinese or English name or common alias ('深圳', 'Shenzhen', "
+                    "'SF'). Omit for anywhere.")
+    job_type: JobType | None = Field(
+        None, description="Only this employment type: 'intern' for internships, 'campus' for graduate / "
+                          "college-hire (校招) programmes. Omit for any.")
+    remote: bool | None = Field(
+        None, description="true: only fully remote jobs (hybrid and on-site excluded); false: only jobs that are "
+                          "not fully remote (on-site, hybrid or not stated). Omit if the user did not say.")
+    salary_min: float | None = Field(
+        None, ge=0, le=MAX_SALARY, allow_inf_nan=False,
+        description="Minimum ANNUAL salary the job's annualized maximum must reach, in `currency` (convert "
+                    "monthly figures: 20k/month = 240000).")
+    currency: str | None = Field(
+        None, pattern=r"^[A-Za-z]{3,4}$",
+        description="ISO 4217 code of `salary_min`, e.g. 'CNY', 'USD' (default USD); other currencies are "
+                    "converted approximately.")
+    skills: tuple[str, ...] = Field(
+        (), json_schema_extra={"maxItems": MAX_SKILLS}, examples=[["python", "pytorch"]],
+        description=f"Skills every job must list (canonical or alias names, at most {MAX_SKILLS}). Use only for "
+                    "hard requirements: it removes jobs.")
+    posted_within_days: int | None = Field(
+        None, ge=1, le=MAX_POSTED_WITHIN_DAYS, description="Only jobs posted in the last N days.")
+    include_closed: bool = Field(False, description="Also return postings that are no longer listed.")
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any]) -> "Self":
+        """``data`` validated, or :class:`FilterError` naming every wrong or unknown field."""
+        try:
+            return cls.model_validate(dict(data))
+        except ValidationError as exc:
+            raise FilterError.from_validation(exc, list(cls.model_fields)) from None
+
+    @field_validator("city")
+    @classmethod
+    def _city(cls, value: str | None) -> str | None:
+        return require_visible(value, "city")
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        code = value.upper()
+        if code not in known_currencies():
+            raise ValueError(f"unknown currency {code!r}; known: {', '.join(sorted(known_currencies()))}")
+        return code
+
+    @field_validator("skills")
+    @classmethod
+    def _skills(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(value) > MAX_SKILLS:
+            raise ValueError(f"at most {MAX_SKILLS} skills, not {len(value)}")
+        cleaned = []
+        for i, skill in enumerate(value):
+            if len(skill) > MAX_SKILL_CHARS:
+                raise ValueError(f"skills[{i}] is longer than {MAX_SKILL_CHARS} characters")
+            cleaned.append(require_visible(skill, f"skills[{i}]") or "")
+        return tuple(cleaned)
+
+    def filters(self) -> "SearchFilters":
+        """Only the filter fields (a request model that extends this one carries more)."""
+        if type(self) is SearchFilters:
+            return self
+        return SearchFilters.model_construct(**{name: getattr(self, name) for name in SearchFilters.model_fields})
+
+
+@functools.lru_cache(maxsize=1)
+def fx_rates() -> dict[str, float]:
+    """Approximate USD per unit of each currency (data file, for filtering only)."""
+    text = resources.files("jobpipe.search").joinpath("data/fx_rates.json").read_text(encoding="utf-8")
+    return {k: float(v) for k, v in json.loads(text).items() if not k.startswith("_")}
+
+
+@functools.lru_cache(maxsize=1)
+def known_currencies() -> frozenset[str]:
+    """Currencies a salary filter understands: those with an approximate USD rate."""
+    return frozenset(fx_rates())
 
 
 @dataclass

@@ -21,7 +21,7 @@ from psycopg_pool import PoolTimeout
 from jobpipe.search.types import SearchFilters
 from jobpipe.service import queries
 from jobpipe.service.pool import open_pool
-from jobpipe.service.sanitize import clean_text, clean_value
+from jobpipe.text.sanitize import clean_text, clean_value
 from jobpipe.service.settings import ServiceSettings, service_settings
 
 

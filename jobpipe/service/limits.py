@@ -1,18 +1,14 @@
 """Bounds on what a caller may ask for.
 
 Every bound exists to keep one request cheap and predictable (the service is shared by
-agents that retry and fan out), and each is reported back in a 422 that names it.
+agents that retry and fan out), and each is reported back in a 422 that names it. The filters'
+own bounds are part of the filter spec (``jobpipe.search.types``).
 """
 
 MAX_QUERY_CHARS = 500
 MAX_RESUME_CHARS = 20_000
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
-MAX_CITY_CHARS = 64
-MAX_SKILLS = 20
-MAX_SKILL_CHARS = 64
-MAX_POSTED_WITHIN_DAYS = 3650
-MAX_SALARY = 1_000_000_000
 MAX_CANDIDATE_ID_CHARS = 128
 MAX_JOB_ID = 2**63 - 1
 #: Statement timeout for every query the service runs, milliseconds.

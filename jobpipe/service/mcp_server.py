@@ -9,17 +9,27 @@ themselves are removed from posting text so a posting cannot close its own block
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hmac
+import json
 import re
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar
 
+from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field, ValidationError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from jobpipe.search.types import FilterError
 from jobpipe.service import limits
 from jobpipe.service.context import ServiceContext
-from jobpipe.service.sanitize import clean_text
-from jobpipe.service.schemas import MatchRequest, SearchRequest
+from jobpipe.service.schemas import MatchRequest, SearchArguments
+from jobpipe.text.sanitize import clean_text
+
+ArgsT = TypeVar("ArgsT", bound=BaseModel)
 from jobpipe.service.settings import ServiceSettings, check_bind, service_settings
 
 DATA_OPEN = "<untrusted-job-data>"
@@ -145,113 +155,94 @@ def format_matches(body: dict[str, Any]) -> str:
     ])
 
 
-def _validated(model: type, **values: Any) -> Any:
-    from jobpipe.service.api import _validation_message
+class JobArguments(BaseModel):
+    """What the ``get_job`` tool takes."""
 
+    model_config = ConfigDict(extra="forbid")
+
+    job_id: int = Field(..., ge=1, le=limits.MAX_JOB_ID,
+                        description="The job_id from a search_jobs or match_candidate line.")
+
+
+class _AsGiven(ArgModelBase):
+    """Hands a tool every argument exactly as the client sent it.
+
+    The MCP library's own argument model drops names it does not know, so a misspelt filter
+    (``citty``) would silently search everything; each tool validates instead with its request
+    model, which refuses unknown names with a short message naming the known ones.
+    """
+
+    model_config = ConfigDict(extra="allow", arbitrary_types_allowed=True)
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+def _parsed(model: type[ArgsT], given: dict[str, Any]) -> ArgsT:
+    """``given`` validated by ``model``; any mistake is one short ToolError naming each field."""
+    for name, value in given.items():
+        # Some clients send list arguments as JSON text ('["python"]').
+        if isinstance(value, str) and value.startswith("[") and name in model.model_fields:
+            with contextlib.suppress(ValueError):
+                given[name] = json.loads(value)
     try:
-        return model(**{k: v for k, v in values.items() if v is not None})
+        return model.model_validate(given)
     except ValidationError as exc:
-        raise ToolError(f"invalid arguments: {_validation_message(exc.errors())}") from None
+        raise ToolError(f"invalid arguments: {FilterError.from_validation(exc, list(model.model_fields))}") from None
 
 
-# Argument types with the descriptions a model reads when deciding how to call a tool.
-City = Annotated[str | None, Field(description="Only jobs in this city; Chinese or English name or alias "
-                                               "('深圳', 'Shenzhen', 'SF'). Omit for anywhere.",
-                                   max_length=limits.MAX_CITY_CHARS)]
-JobType = Annotated[Literal["full_time", "part_time", "intern", "campus", "contract"] | None,
-                    Field(description="Only this employment type: 'intern' for internships, 'campus' for "
-                                      "graduate/校招 programmes. Omit for any.")]
-Remote = Annotated[bool | None, Field(description="true: only fully remote jobs; false: exclude fully remote "
-                                                  "jobs. Omit if the user did not say.")]
-SalaryMin = Annotated[float | None, Field(description="Minimum ANNUAL salary the job must reach, in `currency` "
-                                                      "(convert monthly figures: 20k/month = 240000).", ge=0)]
-Currency = Annotated[str | None, Field(description="ISO 4217 code for salary_min, e.g. 'CNY', 'USD'. "
-                                                   "Default USD.")]
-Skills = Annotated[list[str] | None, Field(description="Skills every job must list, e.g. ['python', 'pytorch']. "
-                                                       "Use only for hard requirements: it removes jobs.")]
-PostedWithin = Annotated[int | None, Field(description="Only jobs posted in the last N days (1..3650).", ge=1,
-                                          le=limits.MAX_POSTED_WITHIN_DAYS)]
-IncludeClosed = Annotated[bool, Field(description="Also include postings no longer listed (default false).")]
-TopK = Annotated[int, Field(description="How many jobs to return (1..100, default 10).", ge=1, le=limits.MAX_TOP_K)]
+def _tool(name: str, description: str, arguments: type[ArgsT], run: Callable[[ArgsT], str]) -> Tool:
+    """A read-only tool whose parameters are ``arguments``' fields (the service's request model)."""
+
+    def call(**given: Any) -> str:
+        return run(_parsed(arguments, given))
+
+    return Tool(
+        fn=call, name=name, description=description, parameters=arguments.model_json_schema(),
+        fn_metadata=FuncMetadata(arg_model=_AsGiven), is_async=False,
+        annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True,
+                                    openWorldHint=False),
+    )
 
 
 def build_mcp_server(ctx: ServiceContext) -> Any:
     """An MCPServer with the three tools bound to ``ctx``."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
+    from jobpipe.candidates.matching import MatchError
 
-    server = MCPServer("jobpipe", instructions=INSTRUCTIONS, version="1.0")
-    read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True, openWorldHint=False)
+    def search_jobs(args: SearchArguments) -> str:
+        return format_search(ctx.search(args.query, args.filters(), top_k=args.top_k), args.query)
 
-    @server.tool(annotations=read_only, structured_output=False, description=(
-        "Search job postings by what the user wants (role, skills, company, domain), in Chinese or English. "
-        "Use this first whenever the user asks for jobs, openings, internships or positions. Returns one line "
-        "per job with its job_id; call get_job for a posting's full text. Use filters only for constraints "
-        "the user stated."))
-    def search_jobs(
-        query: Annotated[str, Field(description="The user's need in their own words, e.g. '大模型 算法 实习' or "
-                                                "'senior backend engineer golang'. Do not put the city or filters "
-                                                "here if you pass them as filters.")],
-        city: City = None, job_type: JobType = None, remote: Remote = None, salary_min: SalaryMin = None,
-        currency: Currency = None, skills: Skills = None, posted_within_days: PostedWithin = None,
-        include_closed: IncludeClosed = False, top_k: TopK = limits.DEFAULT_TOP_K,
-    ) -> str:
-        req = _validated(SearchRequest, query=query, city=city, job_type=job_type, remote=remote,
-                         salary_min=salary_min, currency=currency, skills=skills,
-                         posted_within_days=posted_within_days, include_closed=include_closed, top_k=top_k)
-        _check_filters(req)
-        return format_search(ctx.search(req.query, req.to_filters(), top_k=req.top_k), req.query)
-
-    @server.tool(annotations=read_only, structured_output=False, description=(
-        "Get one job posting in full (description, requirements, salary, link, whether it is still open). "
-        "Use it after search_jobs or match_candidate when the user wants details about a specific job, "
-        "or to check a job before recommending it."))
-    def get_job(job_id: Annotated[int, Field(description="The job_id from a search_jobs or match_candidate line.",
-                                             ge=1, le=limits.MAX_JOB_ID)]) -> str:
-        job = ctx.job(job_id)
+    def get_job(args: JobArguments) -> str:
+        job = ctx.job(args.job_id)
         if job is None:
-            raise ToolError(f"no job with job_id {job_id}; use a job_id from search_jobs or match_candidate")
+            raise ToolError(f"no job with job_id {args.job_id}; use a job_id from search_jobs or match_candidate")
         return format_job(job)
 
-    @server.tool(annotations=read_only, structured_output=False, description=(
-        "Rank job postings for a candidate: give candidate_id (a candidate already loaded into the pipeline) "
-        "OR resume_text (a resume pasted by the user), never both. Use it when the user asks which jobs fit a "
-        "person or a resume. Each line shows the match score, the job's skills the candidate has and those "
-        "they lack."))
-    def match_candidate(
-        candidate_id: Annotated[str | None, Field(description="Id of a stored candidate. Omit when passing "
-                                                              "resume_text.")] = None,
-        resume_text: Annotated[str | None, Field(description="The full resume as plain text (Chinese or "
-                                                             "English, up to 20,000 characters). Omit when "
-                                                             "passing candidate_id.")] = None,
-        city: City = None, job_type: JobType = None, remote: Remote = None, salary_min: SalaryMin = None,
-        currency: Currency = None, skills: Skills = None, posted_within_days: PostedWithin = None,
-        include_closed: IncludeClosed = False, top_k: TopK = limits.DEFAULT_TOP_K,
-    ) -> str:
-        from jobpipe.candidates.matching import MatchError
-
-        req = _validated(MatchRequest, candidate_id=candidate_id, resume_text=resume_text, city=city,
-                         job_type=job_type, remote=remote, salary_min=salary_min, currency=currency,
-                         skills=skills, posted_within_days=posted_within_days, include_closed=include_closed,
-                         top_k=top_k)
-        _check_filters(req)
+    def match_candidate(args: MatchRequest) -> str:
         try:
-            body = ctx.match(candidate_id=req.candidate_id, resume_text=req.resume_text,
-                             filters=req.to_filters(), top_k=req.top_k)
+            body = ctx.match(candidate_id=args.candidate_id, resume_text=args.resume_text, filters=args.filters(),
+                             top_k=args.top_k)
         except MatchError as exc:
             raise ToolError(clean_text(str(exc))) from None
         return format_matches(body)
 
-    return server
-
-
-def _check_filters(req: Any) -> None:
-    from jobpipe.search.filters import build_filter_sql
-
-    try:
-        build_filter_sql(req.to_filters())
-    except ValueError as exc:
-        raise ToolError(f"invalid arguments: {clean_text(str(exc))}") from None
+    tools = [
+        _tool("search_jobs", (
+            "Search job postings by what the user wants (role, skills, company, domain), in Chinese or English. "
+            "Use this first whenever the user asks for jobs, openings, internships or positions. Returns one line "
+            "per job with its job_id; call get_job for a posting's full text. Use filters only for constraints "
+            "the user stated."), SearchArguments, search_jobs),
+        _tool("get_job", (
+            "Get one job posting in full (description, requirements, salary, link, whether it is still open). "
+            "Use it after search_jobs or match_candidate when the user wants details about a specific job, "
+            "or to check a job before recommending it."), JobArguments, get_job),
+        _tool("match_candidate", (
+            "Rank job postings for a candidate: give candidate_id (a candidate already loaded into the pipeline) "
+            "OR resume_text (a resume pasted by the user), never both. Use it when the user asks which jobs fit a "
+            "person or a resume. Each line shows the match score, the job's skills the candidate has and those "
+            "they lack."), MatchRequest, match_candidate),
+    ]
+    return MCPServer("jobpipe", instructions=INSTRUCTIONS, version="1.0", tools=tools)
 
 
 class BearerAuth:

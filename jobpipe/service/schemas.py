@@ -18,93 +18,34 @@ from jobpipe import models
 from jobpipe.search.types import SearchFilters
 from jobpipe.service import limits
 from jobpipe.store.jobs import JOB_COLUMNS, JOB_FIELDS
-from jobpipe.service.sanitize import clean_text
+from jobpipe.text.sanitize import clean_text, require_visible
 
-JobType = Literal["full_time", "part_time", "intern", "campus", "contract"]
+class SearchArguments(SearchFilters):
+    """What the ``search_jobs`` MCP tool takes: the query, the filters, how many results."""
 
-
-def _visible(value: str | None, field: str, *, multiline: bool = False) -> str | None:
-    if value is None:
-        return None
-    cleaned = clean_text(value, multiline=multiline)
-    if not cleaned:
-        raise ValueError(f"{field} must contain visible text (it was empty after removing control characters)")
-    return cleaned
-
-
-class FilterFields(BaseModel):
-    """Filters shared by /search and /match; all optional, all combined with AND."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    city: str | None = Field(
-        None, max_length=limits.MAX_CITY_CHARS,
-        description="Only jobs in this city. Chinese or English name or common alias: '深圳', 'Shenzhen', 'SF'.",
-        examples=["北京"],
-    )
-    job_type: JobType | None = Field(None, description="Only jobs of this employment type.")
-    remote: bool | None = Field(None, description="true: only remote (or hybrid) jobs; false: only on-site jobs.")
-    salary_min: float | None = Field(
-        None, ge=0, le=limits.MAX_SALARY, allow_inf_nan=False,
-        description="Minimum annual salary (the job's annualized maximum must reach it), in `currency`.",
-    )
-    currency: str | None = Field(
-        None, pattern=r"^[A-Za-z]{3,4}$", description="ISO 4217 code for `salary_min`, e.g. 'CNY', 'USD'.",
-    )
-    skills: list[str] = Field(
-        default_factory=list, max_length=limits.MAX_SKILLS,
-        description=f"Skills every job must list (canonical or alias names, at most {limits.MAX_SKILLS}).",
-        examples=[["python", "pytorch"]],
-    )
-    posted_within_days: int | None = Field(
-        None, ge=1, le=limits.MAX_POSTED_WITHIN_DAYS, description="Only jobs posted in the last N days.",
-    )
-    include_closed: bool = Field(False, description="Also return postings that are no longer listed.")
-    top_k: int = Field(limits.DEFAULT_TOP_K, ge=1, le=limits.MAX_TOP_K, description="How many results (1..100).")
-
-    @field_validator("city")
-    @classmethod
-    def _city(cls, value: str | None) -> str | None:
-        return _visible(value, "city")
-
-    @field_validator("currency")
-    @classmethod
-    def _currency(cls, value: str | None) -> str | None:
-        return value.upper() if value else value
-
-    @field_validator("skills")
-    @classmethod
-    def _skills(cls, value: list[str]) -> list[str]:
-        cleaned = []
-        for i, skill in enumerate(value):
-            if len(skill) > limits.MAX_SKILL_CHARS:
-                raise ValueError(f"skills[{i}] is longer than {limits.MAX_SKILL_CHARS} characters")
-            cleaned.append(_visible(skill, f"skills[{i}]"))
-        return cleaned
-
-    def to_filters(self) -> SearchFilters:
-        return SearchFilters(
-            city=self.city, job_type=self.job_type, remote=self.remote, salary_min=self.salary_min,
-            currency=self.currency, skills=tuple(self.skills), posted_within_days=self.posted_within_days,
-            include_closed=self.include_closed,
-        )
-
-
-class SearchRequest(FilterFields):
     query: str = Field(
         ..., min_length=1, max_length=limits.MAX_QUERY_CHARS,
-        description="What the user is looking for, in Chinese or English: a role, skills, a company...",
+        description="What the user is looking for, in their own words and in Chinese or English: a role, "
+                    "skills, a company... Do not repeat constraints here that you pass as filters.",
         examples=["大模型 算法 实习", "senior backend engineer golang"],
     )
-    debug: bool = Field(False, description="Add the time spent in each search stage (ms) to the response.")
+    top_k: int = Field(limits.DEFAULT_TOP_K, ge=1, le=limits.MAX_TOP_K, description="How many results (1..100).")
 
     @field_validator("query")
     @classmethod
     def _query(cls, value: str) -> str:
-        return _visible(value, "query")  # type: ignore[return-value]
+        return require_visible(value, "query") or ""
 
 
-class MatchRequest(FilterFields):
+class SearchRequest(SearchArguments):
+    """The body of ``POST /search``."""
+
+    debug: bool = Field(False, description="Add the time spent in each search stage (ms) to the response.")
+
+
+class MatchRequest(SearchFilters):
+    """The body of ``POST /match`` and the ``match_candidate`` MCP tool's arguments."""
+
     candidate_id: str | None = Field(
         None, min_length=1, max_length=limits.MAX_CANDIDATE_ID_CHARS,
         description="Id of a candidate already loaded into the pipeline. Give this or `resume_text`.",
@@ -113,16 +54,17 @@ class MatchRequest(FilterFields):
         None, min_length=1, max_length=limits.MAX_RESUME_CHARS,
         description="A resume as plain text (Chinese or English). Give this or `candidate_id`.",
     )
+    top_k: int = Field(limits.DEFAULT_TOP_K, ge=1, le=limits.MAX_TOP_K, description="How many results (1..100).")
 
     @field_validator("candidate_id")
     @classmethod
     def _candidate_id(cls, value: str | None) -> str | None:
-        return _visible(value, "candidate_id")
+        return require_visible(value, "candidate_id")
 
     @field_validator("resume_text")
     @classmethod
     def _resume(cls, value: str | None) -> str | None:
-        return _visible(value, "resume_text", multiline=True)
+        return require_visible(value, "resume_text", multiline=True)
 
     @model_validator(mode="after")
     def _exactly_one(self) -> "MatchRequest":

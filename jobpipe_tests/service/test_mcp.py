@@ -41,6 +41,8 @@ async def _session(database: str) -> dict:
             out["search"] = await client.call_tool("search_jobs", {"query": "python 后端", "city": "北京", "top_k": 5})
             out["search_none"] = await client.call_tool("search_jobs", {"query": "python", "job_type": "campus"})
             out["bad"] = await client.call_tool("search_jobs", {"query": "python", "top_k": 500})
+            out["typo"] = await client.call_tool("search_jobs", {"query": "python", "citty": "北京"})
+            out["json_list"] = await client.call_tool("search_jobs", {"query": "python", "skills": '["python"]'})
             job_id = int(re.search(r"job_id=(\d+)", _text(out["search"])).group(1))
             out["job_id"] = job_id
             out["job"] = await client.call_tool("get_job", {"job_id": job_id})
@@ -73,6 +75,11 @@ def test_mcp_tools_over_stdio(database, seeded):
 
     assert not out["search_none"].is_error and "No jobs found" in _text(out["search_none"])
     assert out["bad"].is_error and "top_k" in _text(out["bad"])
+    # a misspelt argument is refused with a short message naming the known ones (never silently ignored)
+    assert out["typo"].is_error and "citty: unknown field (known: city, job_type" in _text(out["typo"])
+    assert len(_text(out["typo"])) < 400
+    assert schema.get("additionalProperties") is False
+    assert not out["json_list"].is_error
 
     job = _text(out["job"])
     assert f"Job {out['job_id']} (OPEN)" in job and "description:" in job and "Django" in job

@@ -2,7 +2,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jobpipe.service.context import safe_url
-from jobpipe.service.sanitize import clean_text, clean_value
+from jobpipe.text.sanitize import clean_text, clean_value
 
 _INVISIBLE = "\x00\x07\x1b\x7f\u0085\u200b\u200c\u200d\u2060\ufeff\u202e\u2066"
 

@@ -63,3 +63,13 @@ def clean_value(value: Any, *, multiline_keys: frozenset[str] = frozenset()) -> 
     if isinstance(value, (list, tuple)):
         return [clean_value(v, multiline_keys=multiline_keys) for v in value]
     return value
+
+
+def require_visible(value: str | None, field: str, *, multiline: bool = False) -> str | None:
+    """``clean_text(value)``, refusing (ValueError naming ``field``) text that cleans to nothing."""
+    if value is None:
+        return None
+    cleaned = clean_text(value, multiline=multiline)
+    if not cleaned:
+        raise ValueError(f"{field} must contain visible text (it was empty after removing control characters)")
+    return cleaned
