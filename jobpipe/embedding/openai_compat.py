@@ -2,21 +2,19 @@
 
 Providers cap a request both by the number of inputs and by tokens, and throttle with 429s
 under load; a nightly run must ride through both without losing work, so batches are cut
-by count *and* by estimated tokens, and 429/5xx/connection errors are retried with
-exponential backoff (honouring ``Retry-After``). The client's own retries are off so the
-policy lives in one place and is testable.
+by count *and* by estimated tokens. Retries are the OpenAI client's own: 408/409/429/5xx,
+timeouts and connection errors, with exponential backoff and jitter, honouring the server's
+``Retry-After`` / ``retry-after-ms`` (up to two minutes); other client errors fail at once.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from jobpipe.embedding.base import estimate_tokens, l2_normalize
-from jobpipe.retry_after import retry_after_seconds
 
 
 class EmbeddingRequestError(RuntimeError):
@@ -44,18 +42,15 @@ class OpenAIEmbedder:
         max_batch: int = 64,
         max_batch_tokens: int = 8000,
         max_retries: int = 6,
-        backoff_seconds: float = 1.0,
-        max_backoff_seconds: float = 60.0,
         timeout_seconds: float = 60.0,
         query_prefix: str = "",
         document_prefix: str = "",
-        sleep: Callable[[float], None] = time.sleep,
     ):
         import openai
 
         self._openai = openai
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed",
-                                     max_retries=0, timeout=timeout_seconds)
+                                     max_retries=max_retries, timeout=timeout_seconds)
         self.api_model = model
         self._dims = dims
         self.request_dimensions = request_dimensions and dims is not None
@@ -63,11 +58,8 @@ class OpenAIEmbedder:
         self.max_batch = max_batch
         self.max_batch_tokens = max_batch_tokens
         self.max_retries = max_retries
-        self.backoff_seconds = backoff_seconds
-        self.max_backoff_seconds = max_backoff_seconds
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
-        self._sleep = sleep
         self.requests = 0   # requests sent, retries included (for tests and run metadata)
         self.retries = 0
 
@@ -113,33 +105,14 @@ class OpenAIEmbedder:
         kwargs: dict[str, Any] = {"model": self.api_model, "input": texts, "encoding_format": "float"}
         if self.request_dimensions:
             kwargs["dimensions"] = self._dims
-        attempt = 0
-        while True:
-            self.requests += 1
-            try:
-                response = self._client.embeddings.create(**kwargs)
-                break
-            except Exception as error:  # noqa: BLE001 -- classified just below
-                if not self._retryable(error) or attempt >= self.max_retries:
-                    raise EmbeddingRequestError(f"{self.model}: {error}") from error
-                self._sleep(self._delay(error, attempt))
-                attempt += 1
-                self.retries += 1
+        try:
+            raw = self._client.embeddings.with_raw_response.create(**kwargs)
+        except self._openai.OpenAIError as error:
+            raise EmbeddingRequestError(f"{self.model}: {error}") from error
+        self.requests += raw.retries_taken + 1
+        self.retries += raw.retries_taken
+        response = raw.parse()
         data = sorted(response.data, key=lambda item: item.index)
         if len(data) != len(texts):
             raise EmbeddingRequestError(f"{self.model}: sent {len(texts)} texts, got {len(data)} vectors")
         return l2_normalize(np.array([item.embedding for item in data], dtype=np.float32))
-
-    def _retryable(self, error: Exception) -> bool:
-        o = self._openai
-        if isinstance(error, (o.APIConnectionError, o.APITimeoutError, o.RateLimitError, o.InternalServerError)):
-            return True
-        return isinstance(error, o.APIStatusError) and (error.status_code == 429 or error.status_code >= 500)
-
-    def _delay(self, error: Exception, attempt: int) -> float:
-        delay = self.backoff_seconds * (2 ** attempt)
-        response = getattr(error, "response", None)
-        hinted = retry_after_seconds(response.headers.get("retry-after")) if response is not None else None
-        if hinted is not None:
-            delay = max(delay, hinted)
-        return min(delay, self.max_backoff_seconds)

@@ -25,6 +25,7 @@ import psycopg
 from psycopg import sql
 
 from jobpipe.search.filters import FilterSQL
+from jobpipe.store.models import ModelInfo, active_model
 
 #: At most this many filter matches: exact scan. Measured on 100k postings (warm cache): an exact
 #: scan costs ~8-10 µs per matching row (a primary-key probe and a 2 kB vector each), an iterative
@@ -36,17 +37,6 @@ EF_SEARCH = 100
 #: Bounds of the tuples an iterative scan may visit when a filter is moderately selective.
 MIN_SCAN_TUPLES = 20_000
 MAX_SCAN_TUPLES = 400_000
-
-
-@dataclass(frozen=True)
-class ActiveModel:
-    model: str
-    dims: int
-
-
-def active_model(conn: psycopg.Connection) -> ActiveModel | None:
-    row = conn.execute("SELECT model, dims FROM embedding_models WHERE state = 'active'").fetchone()
-    return ActiveModel(row[0], int(row[1])) if row else None
 
 
 class QueryVectorCache:
@@ -128,7 +118,7 @@ def _estimated_rows(conn: psycopg.Connection, fsql: FilterSQL) -> int:
 
 
 def vector_candidates(
-    conn: psycopg.Connection, model: ActiveModel, query_vector: np.ndarray, fsql: FilterSQL, limit: int,
+    conn: psycopg.Connection, model: ModelInfo, query_vector: np.ndarray, fsql: FilterSQL, limit: int,
     plan: VectorPlan,
 ) -> list[VectorHit]:
     if plan.filter_rows == 0:
@@ -159,7 +149,7 @@ def vector_candidates(
     return hits
 
 
-def exact_sql(model: ActiveModel, fsql: FilterSQL, limit: int) -> sql.Composed:
+def exact_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
     """Exact nearest neighbours among the filtered rows.
 
     cosine_distance() instead of <=>: the function form never matches the index, so this is
@@ -173,7 +163,7 @@ def exact_sql(model: ActiveModel, fsql: FilterSQL, limit: int) -> sql.Composed:
     ).format(cast=cast, model=sql.Literal(model.model), where=sql.SQL(fsql.where), limit=sql.Literal(int(limit)))
 
 
-def hnsw_sql(model: ActiveModel, fsql: FilterSQL, limit: int) -> sql.Composed:
+def hnsw_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
     """Approximate nearest neighbours through the model's partial HNSW index.
 
     ``fsql.where`` is built by filters.py from fixed fragments; its values are parameters.
@@ -189,6 +179,6 @@ def hnsw_sql(model: ActiveModel, fsql: FilterSQL, limit: int) -> sql.Composed:
     ).format(cast=cast, model=sql.Literal(model.model), where=sql.SQL(fsql.where), limit=sql.Literal(int(limit)))
 
 
-def _embedded_rows(conn: psycopg.Connection, model: ActiveModel) -> float:
+def _embedded_rows(conn: psycopg.Connection, model: ModelInfo) -> float:
     row = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'job_embeddings'::regclass").fetchone()
     return float(row[0]) if row and row[0] and row[0] > 0 else float(EXACT_MAX_ROWS * 10)

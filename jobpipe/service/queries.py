@@ -2,48 +2,37 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import psycopg
 
+from jobpipe.store.index import index_state as store_index_state
 from jobpipe.store.jobs import load_job_by_id
+
 
 def get_job(conn: psycopg.Connection, job_id: int) -> dict[str, Any] | None:
     """The full normalized posting as stored in ``jobs``, or None (the same reader as the CLI's)."""
     return load_job_by_id(conn, job_id)
 
 
-_INDEX_MODEL = re.compile(r"WHERE\s*\(+\s*model\s*=\s*'((?:[^']|'')+)'", re.I)
-_INDEX_DIMS = re.compile(r"vector\((\d+)\)")
-
-
 def index_state(conn: psycopg.Connection) -> dict[str, Any]:
-    """Embedding models, their vector counts and the HNSW indexes on ``job_embeddings``."""
-    models = [
-        {"model": r[0], "dims": r[1], "state": r[2], "activated_at": r[3]}
-        for r in conn.execute("SELECT model, dims, state, activated_at FROM embedding_models ORDER BY created_at")
-    ]
-    counts = dict(conn.execute("SELECT model, count(*) FROM job_embeddings GROUP BY model").fetchall())
-    indexes = []
-    for name, definition, valid in conn.execute(
-        "SELECT c.relname, pg_get_indexdef(i.indexrelid), i.indisvalid "
-        "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-        "JOIN pg_am am ON am.oid = c.relam "
-        "WHERE i.indrelid = 'job_embeddings'::regclass AND am.amname = 'hnsw' ORDER BY c.relname"
-    ):
-        model = _INDEX_MODEL.search(definition)
-        dims = _INDEX_DIMS.search(definition)
-        indexes.append({"name": name, "model": model.group(1).replace("''", "'") if model else None,
-                        "dims": int(dims.group(1)) if dims else None, "valid": bool(valid)})
-    for m in models:
-        m["vectors"] = int(counts.get(m["model"], 0))
-        m["hnsw_index"] = next((ix["name"] for ix in indexes if ix["model"] == m["model"] and ix["valid"]), None)
+    """Embedding models, their vector counts and HNSW indexes (the store's own view of them)."""
+    indexes = {(ix.model, ix.dims): ix for ix in store_index_state(conn)}
+    models = []
+    for model, dims, state, activated_at in conn.execute(
+            "SELECT model, dims, state, activated_at FROM embedding_models ORDER BY created_at"):
+        ix = indexes.get((model, dims))
+        vectors = ix.rows if ix is not None else conn.execute(
+            "SELECT count(*) FROM job_embeddings WHERE model = %s", (model,)).fetchone()[0]  # type: ignore[index]
+        models.append({"model": model, "dims": dims, "state": state, "activated_at": activated_at,
+                       "vectors": int(vectors), "hnsw_index": ix.name if ix is not None and ix.valid else None})
     active = next((m for m in models if m["state"] == "active"), None)
     return {"active_model": active["model"] if active else None,
             "active_dims": active["dims"] if active else None,
             "active_indexed": bool(active and active["hnsw_index"]),
-            "models": models, "hnsw_indexes": indexes}
+            "models": models,
+            "hnsw_indexes": [{"name": ix.name, "model": ix.model, "dims": ix.dims, "valid": ix.valid}
+                             for ix in indexes.values() if ix.exists]}
 
 
 def source_freshness(conn: psycopg.Connection) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from jobpipe.embedding import TokenHashEmbedder
 class ServerState:
     dims: int = 16
     fail_with: list[int] = field(default_factory=list)   # status codes to answer first, in order
+    retry_after_ms: int = 5                               # what the failures ask the client to wait
     requests: list[dict] = field(default_factory=list)   # every request body received
     auth: list[str | None] = field(default_factory=list)
 
@@ -47,7 +48,7 @@ def _handler(state: ServerState) -> type[BaseHTTPRequestHandler]:
             state.auth.append(self.headers.get("Authorization"))
             if state.fail_with:
                 code = state.fail_with.pop(0)
-                self._send(code, {"error": {"message": f"simulated {code}", "type": "test"}}, {"Retry-After": "0"})
+                self._send(code, {"error": {"message": f"simulated {code}", "type": "test"}}, {"retry-after-ms": str(state.retry_after_ms)})
                 return
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
             vectors = embedder.embed_documents(texts) * 3.0  # unnormalized on purpose: the client normalizes

@@ -1,3 +1,5 @@
+import time
+
 import numpy as np
 import pytest
 
@@ -28,27 +30,28 @@ def test_dims_are_learned_from_the_first_response():
         assert len(state.requests) == 1
 
 
-def test_retries_429_then_succeeds_with_backoff():
-    state = ServerState(fail_with=[429, 503])
-    sleeps = []
+def test_retries_429_then_succeeds_waiting_as_the_server_asks():
+    state = ServerState(fail_with=[429, 503], retry_after_ms=300)
     with fake_openai_server(state) as url:
-        embedder = OpenAIEmbedder("m", base_url=url, dims=16, backoff_seconds=0.01, sleep=sleeps.append)
+        embedder = OpenAIEmbedder("m", base_url=url, dims=16)
+        started = time.monotonic()
         vectors = embedder.embed_documents(["a", "b"])
+        waited = time.monotonic() - started
     assert vectors.shape == (2, 16)
-    assert len(state.requests) == 3 and embedder.retries == 2
-    assert sleeps == [0.01, 0.02]  # exponential (Retry-After: 0 never shortens it)
+    assert len(state.requests) == 3 and embedder.retries == 2 and embedder.requests == 3
+    assert waited >= 0.55   # two waits of the 300 ms the server asked for
 
 
 def test_gives_up_after_max_retries_and_does_not_retry_client_errors():
     state = ServerState(fail_with=[500, 500, 500])
     with fake_openai_server(state) as url:
-        embedder = OpenAIEmbedder("m", base_url=url, dims=16, max_retries=2, sleep=lambda s: None)
+        embedder = OpenAIEmbedder("m", base_url=url, dims=16, max_retries=2)
         with pytest.raises(EmbeddingRequestError):
             embedder.embed_documents(["a"])
         assert len(state.requests) == 3
     bad = ServerState(fail_with=[400])
     with fake_openai_server(bad) as url:
-        embedder = OpenAIEmbedder("m", base_url=url, dims=16, sleep=lambda s: None)
+        embedder = OpenAIEmbedder("m", base_url=url, dims=16)
         with pytest.raises(EmbeddingRequestError):
             embedder.embed_documents(["a"])
         assert len(bad.requests) == 1

@@ -9,7 +9,8 @@ from jobpipe.search import SearchFilters, search
 from jobpipe.search import vector as vector_module
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import SCORE_GAIN
-from jobpipe.search.vector import ActiveModel, QUERY_CACHE, hnsw_sql
+from jobpipe.search.vector import QUERY_CACHE, hnsw_sql
+from jobpipe.store.models import ModelInfo
 from jobpipe_tests.search.helpers import DIMS, MODEL, ConceptEmbedder, activate_model, embed_jobs, insert_job
 
 
@@ -98,7 +99,7 @@ def test_unfiltered_vector_query_can_use_the_partial_hnsw_index(db, corpus):
     embedder = ConceptEmbedder()
     activate_model(db)
     embed_jobs(db, embedder)
-    query = hnsw_sql(ActiveModel(MODEL, DIMS), build_filter_sql(SearchFilters()), 10)
+    query = hnsw_sql(ModelInfo(MODEL, DIMS, "active"), build_filter_sql(SearchFilters()), 10)
     params = {"qv": embedder.embed_queries(["后端"])[0]}
     with db.transaction():
         # A handful of rows: make the planner's other options expensive, as they are at scale.

@@ -126,12 +126,11 @@ def embed_jobs(conn: psycopg.Connection, embedder: Any, *, activate: bool = True
     for r, vec in zip(rows, vectors, strict=True):
         conn.execute("INSERT INTO job_embeddings (job_id, model, dims, content_hash, embedding) "
                      "VALUES (%s, %s, %s, %s, %s)", (r[0], embedder.model, embedder.dims, r[6], vec))
-    if index:
-        conn.execute(sql.SQL(
-            "CREATE INDEX IF NOT EXISTS {} ON job_embeddings USING hnsw ((embedding::vector({})) vector_cosine_ops) "
-            "WHERE model = {}").format(sql.Identifier("test_hnsw_" + embedder.model.replace("-", "_")),
-                                       sql.Literal(embedder.dims), sql.Literal(embedder.model)))
     conn.commit()
+    if index:
+        from jobpipe.store import ensure_vector_index
+
+        ensure_vector_index(conn, embedder.model, embedder.dims)
 
 
 def add_fetch_run(conn: psycopg.Connection, source: str, *, complete: bool, days_ago: int = 0) -> None:

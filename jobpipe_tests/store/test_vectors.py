@@ -148,7 +148,7 @@ def test_sync_through_an_openai_compatible_endpoint_rides_out_a_429(db):
     upsert_jobs(db, make_postings(12))
     state = ServerState(dims=16, fail_with=[429])
     with fake_openai_server(state) as url:
-        embedder = OpenAIEmbedder("remote-model", base_url=url, dims=16, max_batch=5, sleep=lambda s: None)
+        embedder = OpenAIEmbedder("remote-model", base_url=url, dims=16, max_batch=5)
         counts = sync_job_embeddings(db, embedder, batch_size=6)
     assert counts.embedded == 12 and embedder.retries == 1
     assert [len(r["input"]) for r in state.requests] == [5, 5, 1, 5, 1]  # 429, then pages of 6 cut to 5 + 1
