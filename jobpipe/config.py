@@ -28,6 +28,9 @@ def _env(name: str, default: str | None = None) -> str | None:
 class Settings:
     home: Path
     database_url: str | None
+    #: Dagster's instance storage; None = a database named after jobpipe's (``<name>_dagster``)
+    #: on the same server, so each jobpipe database has its own runs, events and partitions.
+    dagster_database_url: str | None
     sources_file: Path
     embedder: str
     embedding_model: str | None
@@ -61,6 +64,7 @@ def get_settings() -> Settings:
     return Settings(
         home=home,
         database_url=_env("JOBPIPE_DATABASE_URL"),
+        dagster_database_url=_env("JOBPIPE_DAGSTER_DATABASE_URL"),
         sources_file=Path(_env("JOBPIPE_SOURCES", str(DEMO_SOURCES_FILE))),  # type: ignore[arg-type]
         embedder=_env("JOBPIPE_EMBEDDER", "local"),  # type: ignore[arg-type]
         embedding_model=_env("JOBPIPE_EMBEDDING_MODEL"),

@@ -3,6 +3,15 @@
 With ``JOBPIPE_DATABASE_URL`` set, tests use that server; otherwise the embedded server in
 ``$JOBPIPE_HOME``. Either way each test session gets its own fresh database (created,
 migrated, dropped at the end), so concurrent sessions and the demo data never collide.
+
+``JOBPIPE_TEST_DATABASE_URL`` instead names one existing database to run in, as on a managed
+server where the login owns a database but may not create any: it is migrated and its tables
+are emptied by the tests, never dropped (its name must contain ``test``, so that a production
+database is never pointed at by mistake).
+
+Dagster: the session gets its own ``DAGSTER_HOME`` and the session database's own instance
+(``<database>_dagster``); the operator's ``JOBPIPE_DAGSTER_*`` settings are hidden from the
+tests, so nothing a test runs lands in the operator's instance.
 """
 
 from __future__ import annotations
@@ -16,7 +25,12 @@ import psycopg
 import pytest
 
 from jobpipe.db import connect, migrate, with_database
-from jobpipe.db.connection import database_url
+from jobpipe.db.connection import DAGSTER_DATABASE_SUFFIX, database_name, database_url
+
+#: Variables that would point the tests at the operator's Dagster instance.
+_DAGSTER_ENV = ("DAGSTER_HOME", "JOBPIPE_DAGSTER_DATABASE_URL", "JOBPIPE_DAGSTER_STORAGE_URL")
+#: The environment the suite was started with: what "the operator's instance" is resolved from.
+OPERATOR_ENV = {k: os.environ.get(k) for k in ("JOBPIPE_HOME", "JOBPIPE_DATABASE_URL", *_DAGSTER_ENV)}
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -30,17 +44,47 @@ def shared_data_path(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _own_dagster_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A Dagster home of the session's own; the operator's Dagster settings hidden meanwhile."""
+    saved = {k: os.environ.pop(k, None) for k in _DAGSTER_ENV}
+    home = tmp_path_factory.mktemp("dagster_home")
+    os.environ["DAGSTER_HOME"] = str(home)
+    try:
+        yield home
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def _given_test_database() -> str | None:
+    url = os.environ.get("JOBPIPE_TEST_DATABASE_URL") or None
+    if url and "test" not in database_name(url):
+        raise pytest.UsageError(
+            f"JOBPIPE_TEST_DATABASE_URL names database {database_name(url)!r}: the tests empty its tables, "
+            "so its name must contain 'test'"
+        )
+    return url
+
+
 @pytest.fixture(scope="session")
 def database() -> Iterator[str]:
     """URL of a fresh, migrated database for this test session."""
-    base_url = database_url()
-    name = f"jobpipe_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    admin_url = with_database(base_url, "postgres")
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(base_url, name)
-    migrate(url)
+    given = _given_test_database()
     previous = os.environ.get("JOBPIPE_DATABASE_URL")
+    if given:
+        url, admin_url, name = given, None, database_name(given)
+    else:
+        base_url = database_url()
+        name = f"jobpipe_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        admin_url = with_database(base_url, "postgres")
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        url = with_database(base_url, name)
+    migrate(url)
     os.environ["JOBPIPE_DATABASE_URL"] = url
     try:
         yield url
@@ -49,8 +93,10 @@ def database() -> Iterator[str]:
             os.environ.pop("JOBPIPE_DATABASE_URL", None)
         else:
             os.environ["JOBPIPE_DATABASE_URL"] = previous
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if admin_url is not None:
+            with psycopg.connect(admin_url, autocommit=True) as conn:
+                for db_name in (name, name + DAGSTER_DATABASE_SUFFIX):
+                    conn.execute(f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
 
 
 @pytest.fixture

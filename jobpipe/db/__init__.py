@@ -1,6 +1,13 @@
 """Database location, connections and schema migrations."""
 
-from jobpipe.db.connection import connect, dagster_storage_url, database_url, with_database
+from jobpipe.db.connection import (
+    DatabaseSetupError,
+    connect,
+    dagster_database_url,
+    dagster_storage_url,
+    database_url,
+    with_database,
+)
 from jobpipe.db.migrate import MigrationError, migrate
 
 
@@ -11,4 +18,7 @@ def ready_url() -> str:
     return url
 
 
-__all__ = ["MigrationError", "connect", "dagster_storage_url", "database_url", "migrate", "ready_url", "with_database"]
+__all__ = [
+    "DatabaseSetupError", "MigrationError", "connect", "dagster_database_url", "dagster_storage_url", "database_url",
+    "migrate", "ready_url", "with_database",
+]

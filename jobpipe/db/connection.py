@@ -11,8 +11,12 @@ from jobpipe.config import Settings, get_settings
 
 #: The database that holds jobpipe's tables on the embedded server.
 EMBEDDED_DATABASE = "jobpipe"
-#: The database that holds Dagster's run and event storage on the same server.
-DAGSTER_DATABASE = "dagster"
+#: Dagster's instance storage lives in a database named after jobpipe's, with this suffix.
+DAGSTER_DATABASE_SUFFIX = "_dagster"
+
+
+class DatabaseSetupError(RuntimeError):
+    """A database jobpipe needs is missing and cannot be created with the configured login."""
 
 
 def with_database(url: str, database: str) -> str:
@@ -25,14 +29,38 @@ def database_name(url: str) -> str:
     return urlsplit(url).path.lstrip("/") or "postgres"
 
 
-def _ensure_database(server_url: str, database: str) -> None:
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
-        if not exists:
-            try:
-                conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(database)))
-            except psycopg.errors.DuplicateDatabase:
-                pass  # another process created it between our check and our CREATE
+def _redacted(url: str) -> str:
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    user = parts.username
+    return urlunsplit((parts.scheme, f"{user}@{netloc}" if user else netloc, parts.path, "", ""))
+
+
+def ensure_database(url: str) -> None:
+    """Create the database ``url`` names when it does not exist yet.
+
+    It connects to the database itself first, so a login that may not create databases (as on a
+    managed server, where an administrator creates them) works as long as they exist; only a
+    missing one is created, through the server's ``postgres`` database.
+    """
+    try:
+        psycopg.connect(url, connect_timeout=10).close()
+        return
+    except psycopg.OperationalError as exc:
+        if "does not exist" not in str(exc):
+            raise
+    name = database_name(url)
+    try:
+        with psycopg.connect(with_database(url, "postgres"), autocommit=True, connect_timeout=10) as conn:
+            conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
+    except psycopg.errors.DuplicateDatabase:
+        pass  # another process created it between our check and our CREATE
+    except (psycopg.errors.InsufficientPrivilege, psycopg.OperationalError) as exc:
+        raise DatabaseSetupError(
+            f"database {name!r} does not exist at {_redacted(url)} and this login cannot create it "
+            f"({str(exc).strip().splitlines()[0]}). Ask an administrator to run: CREATE DATABASE \"{name}\" OWNER "
+            f"\"{urlsplit(url).username or 'your_login'}\"; or point the setting at an existing database."
+        ) from exc
 
 
 def database_url(settings: Settings | None = None) -> str:
@@ -42,25 +70,42 @@ def database_url(settings: Settings | None = None) -> str:
         return settings.database_url
     from jobpipe.db import server
 
-    server_url = server.start(settings)
-    _ensure_database(server_url, EMBEDDED_DATABASE)
-    return with_database(server_url, EMBEDDED_DATABASE)
+    url = with_database(server.start(settings), EMBEDDED_DATABASE)
+    ensure_database(url)
+    return url
 
 
-def dagster_storage_url(settings: Settings | None = None) -> str:
-    """A SQLAlchemy URL for Dagster's instance storage (``dagster`` database, same server).
+def dagster_database_url(settings: Settings | None = None) -> str:
+    """Where this deployment's Dagster instance keeps runs, events, schedules and partitions.
+
+    ``JOBPIPE_DAGSTER_DATABASE_URL`` when set; otherwise the database ``<jobpipe database>_dagster``
+    on jobpipe's server (``jobpipe_dagster`` on the embedded default). Deriving it from jobpipe's
+    database keeps one instance per deployment: a test database, a second deployment on the same
+    server and the operator's own never share runs or partitions.
+    """
+    settings = settings or get_settings()
+    if settings.dagster_database_url:
+        return settings.dagster_database_url
+    url = database_url(settings)
+    return with_database(url, database_name(url) + DAGSTER_DATABASE_SUFFIX)
+
+
+def sqlalchemy_url(url: str) -> str:
+    """``url`` with the ``postgresql+psycopg2`` scheme dagster-postgres needs.
 
     dagster-postgres goes through SQLAlchemy, whose default psycopg 3 dialect breaks Dagster's
     ``NOTIFY``; the ``+psycopg2`` scheme selects the driver that works.
     """
-    settings = settings or get_settings()
-    url = database_url(settings)
-    server_url = with_database(url, "postgres")
-    _ensure_database(server_url, DAGSTER_DATABASE)
-    parts = urlsplit(with_database(url, DAGSTER_DATABASE))
+    parts = urlsplit(url)
     query = dict(parse_qsl(parts.query))
-    scheme = "postgresql+psycopg2"
-    return urlunsplit((scheme, parts.netloc, parts.path, urlencode(query), ""))
+    return urlunsplit(("postgresql+psycopg2", parts.netloc, parts.path, urlencode(query), ""))
+
+
+def dagster_storage_url(settings: Settings | None = None) -> str:
+    """A SQLAlchemy URL of :func:`dagster_database_url`, the database created if missing."""
+    url = dagster_database_url(settings)
+    ensure_database(url)
+    return sqlalchemy_url(url)
 
 
 def connect(url: str | None = None, *, autocommit: bool = False) -> psycopg.Connection:

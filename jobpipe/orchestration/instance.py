@@ -1,7 +1,9 @@
-"""The Dagster instance every jobpipe process shares (CLI runs, ``dagster dev``, the daemon).
+"""The Dagster instance of one jobpipe deployment (CLI runs, ``jobpipe ui``, the daemon).
 
-Its storage is a ``dagster`` database on jobpipe's own PostgreSQL server, so a run started by
-``jobpipe run`` shows up in the UI, and nothing else needs installing.
+Its storage belongs to the jobpipe database it runs with: ``JOBPIPE_DAGSTER_DATABASE_URL``, or
+a database named ``<jobpipe database>_dagster`` on the same server (see
+:func:`jobpipe.db.dagster_database_url`). A run started by ``jobpipe run`` therefore shows up in
+that deployment's UI and nowhere else; a test database gets its own instance.
 """
 
 from __future__ import annotations
