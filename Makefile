@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install whenever pyproject.toml changes.
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test ui serve mcp db-stop bench clean install schema
+.PHONY: run test test-fast ui serve mcp db-stop bench clean install schema
 
 install: $(STAMP)
 
@@ -23,6 +23,10 @@ run: $(STAMP)
 ## test: the whole suite against a real embedded PostgreSQL + pgvector
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+## test-fast: the fast lane, without the whole-graph, topology and browser tests (marked slow)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 ## ui: the Dagster UI on 127.0.0.1:3000 against the same instance
 ui: $(STAMP)

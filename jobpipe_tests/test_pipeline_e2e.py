@@ -15,6 +15,9 @@ from jobpipe.config import DEMO_SOURCES_FILE
 from jobpipe.db import connect
 from jobpipe.orchestration.runner import COUNT_KEYS, run_pipeline
 
+# Whole-graph runs: outside the fast lane (`pytest -m "not slow"`), inside `make test`.
+pytestmark = pytest.mark.slow
+
 STAGE_TABLES = [
     "fetch_runs", "raw_postings", "fetch_run_items", "normalized_postings", "jobs", "job_embeddings",
     "serving_snapshots", "candidates", "candidate_embeddings", "candidate_matches",
