@@ -110,3 +110,13 @@ def db(database: str) -> Iterator[psycopg.Connection]:
             conn.execute("TRUNCATE " + ", ".join(tables) + " RESTART IDENTITY CASCADE")
         conn.commit()
         yield conn
+
+
+@pytest.fixture(autouse=True)
+def _fresh_robots_cache() -> Iterator[None]:
+    """robots.txt rules are cached per process; a test server may reuse a port an earlier test's
+    server had, so each test starts with an empty cache."""
+    from jobpipe.sources.robots import shared_robots_cache
+
+    shared_robots_cache().clear()
+    yield

@@ -28,7 +28,7 @@ from jobpipe import __version__
 from jobpipe.retry_after import retry_after_seconds
 from jobpipe.sources.errors import HttpError, ResponseTooLarge, RobotsDisallowed
 from jobpipe.sources.ratelimit import HostRateLimiter
-from jobpipe.sources.robots import RobotsCache, RobotsRules, parse_robots
+from jobpipe.sources.robots import RobotsCache, RobotsRules, parse_robots, shared_robots_cache
 
 log = logging.getLogger("jobpipe.sources.http")
 
@@ -115,6 +115,7 @@ class PoliteClient:
         user_agent: str = USER_AGENT,
         respect_robots: bool = True,
         transport: httpx.BaseTransport | None = None,
+        robots_cache: RobotsCache | None = None,
     ) -> None:
         self.rate_limit = rate_limit
         self.max_concurrency = max(1, max_concurrency)
@@ -136,7 +137,7 @@ class PoliteClient:
             transport=transport,
             verify=_ssl_context(),
         )
-        self._robots = RobotsCache()
+        self._robots = robots_cache or shared_robots_cache()  # once per host, not per source
         self._crawl_delay_warned: set[str] = set()
 
     # ------------------------------------------------------------------ lifecycle
