@@ -18,6 +18,16 @@ def _print_json(obj: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- run
+def _print_sources_problems(exc: Any) -> None:
+    """One line per mistake of the sources file (all of them, so one edit can fix them all)."""
+    if len(exc.problems) == 1:
+        print(f"jobpipe: invalid sources file: {exc.problems[0]}", file=sys.stderr)
+        return
+    print(f"jobpipe: invalid sources file ({len(exc.problems)} mistakes):", file=sys.stderr)
+    for line in exc.problems:
+        print(f"  {line}", file=sys.stderr)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from jobpipe.orchestration.runner import format_summary, run_pipeline
     from jobpipe.sources import SourcesFileError
@@ -26,7 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         summary = run_pipeline(args.sources, day=args.date, echo=echo)
     except SourcesFileError as exc:
-        print(f"jobpipe: invalid sources file: {exc}", file=sys.stderr)
+        _print_sources_problems(exc)
         return 2
     if args.json:
         _print_json(summary.to_json())
@@ -252,7 +262,7 @@ def cmd_sources_check(args: argparse.Namespace) -> int:
     try:
         sources = load_sources(path)
     except SourcesFileError as exc:
-        print(f"jobpipe: invalid sources file: {exc}", file=sys.stderr)
+        _print_sources_problems(exc)
         return 2
     for s in sources:
         print(f"{s.name}: {s.kind}{'' if s.enabled else ' (disabled)'}")

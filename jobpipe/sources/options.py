@@ -1,92 +1,25 @@
-"""The options each kind accepts, as data: the sources file is validated against this table
-before anything runs, and docs/sources.md documents the same table."""
+"""What a source entry is: the base pydantic model every kind's options extend, and the
+option types they are declared with.
+
+Each kind declares its options once, as a ``Config`` model in its own module
+(``jobpipe/sources/kinds/<kind>.py``); the sources file is validated against the union of
+those models, discriminated by ``kind``, and kinds read their options as typed attributes.
+Each option type raises one message a person editing YAML can act on ("expected a positive
+whole number, got 0"), never pydantic's generic wording.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import codecs
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
 
-
-@dataclass(frozen=True)
-class Option:
-    type: str                  # str | url | int | number | bool | selector | regex | choice | path | encoding | selectors | columns
-    required: bool = False
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    help: str = ""
-
-
-def _api(ident: str, ident_help: str, base_url: str, **more: Option) -> dict[str, Option]:
-    return {
-        ident: Option("str", required=True, help=ident_help),
-        "base_url": Option("url", default=base_url, help="replaces the public API host (mirror, proxy, test server)"),
-        "company_name": Option("str", help="company name to record when the API's postings do not carry one"),
-        **more,
-    }
-
-
-#: Options shared by every kind (besides ``name`` and ``kind``).
-COMMON: dict[str, Option] = {
-    "enabled": Option("bool", default=True),
-    "rate_limit": Option("number", default=1.0, help="requests per second per host"),
-    "robots": Option("bool", default=True, help="respect robots.txt (opting out is logged as a WARNING)"),
-}
-
-KIND_OPTIONS: dict[str, dict[str, Option]] = {
-    "greenhouse": _api("board", "board token (boards.greenhouse.io/<board>)", "https://boards-api.greenhouse.io"),
-    "lever": _api("company", "Lever site name (jobs.lever.co/<company>)", "https://api.lever.co",
-                  page_size=Option("int", default=100, help="postings per request (limit)")),
-    "ashby": _api("board", "job board name (jobs.ashbyhq.com/<board>)", "https://api.ashbyhq.com"),
-    "workable": _api("account", "account subdomain (apply.workable.com/<account>)", "https://apply.workable.com"),
-    "smartrecruiters": _api("company", "company identifier", "https://api.smartrecruiters.com",
-                            page_size=Option("int", default=100, help="postings per listing request"),
-                            details=Option("bool", default=True, help="fetch each posting's detail (description)")),
-    "recruitee": _api("company", "company subdomain (<company>.recruitee.com)", "https://{company}.recruitee.com"),
-    "personio": _api("company", "company subdomain (<company>.jobs.personio.de)", "https://{company}.jobs.personio.de",
-                     language=Option("str", default="en", help="feed language")),
-    "teamtailor": _api("company", "career site subdomain (<company>.teamtailor.com)", "https://{company}.teamtailor.com"),
-    "workday": {
-        "tenant": Option("str", required=True, help="tenant name: the first part of <tenant>.wdN.myworkdayjobs.com"),
-        "site": Option("str", required=True, help="career site name: the path after the host (and locale), e.g. External_Career_Site"),
-        "base_url": Option("url", required=True, help="the career site's host, e.g. https://<tenant>.wd5.myworkdayjobs.com (wdN varies)"),
-        "company_name": Option("str", help="company name to record when the posting does not carry one"),
-        "page_size": Option("int", default=20, help="postings per search request (the API allows at most 20)"),
-        "search_text": Option("str", help="search words, as typed in the career site's search box"),
-        "details": Option("bool", default=True, help="fetch each posting's detail (description, locations, time type)"),
-    },
-    "comeet": {
-        "company_uid": Option("str", required=True, help="company UID from the careers API settings, e.g. F6.003"),
-        "token": Option("str", required=True, help="careers API token (public, but better passed as ${VAR})"),
-        "base_url": Option("url", default="https://www.comeet.co", help="replaces the public API host (mirror, proxy, test server)"),
-        "company_name": Option("str", help="company name to record when the API's postings do not carry one"),
-    },
-    "eightfold": {
-        "domain": Option("str", required=True, help="the employer's domain the API is asked about, e.g. acme.com"),
-        "base_url": Option("url", required=True, help="the career site's host, e.g. https://acme.eightfold.ai"),
-        "company_name": Option("str", help="company name to record (the API's positions do not carry one)"),
-        "page_size": Option("int", default=10, help="positions per listing request (the API returns at most 10)"),
-        "details": Option("bool", default=True, help="fetch each position's detail (the listing has no description)"),
-    },
-    "jsonld": {
-        "start_url": Option("url", required=True, help="listing page, or a sitemap (URL ending in .xml)"),
-        "follow": Option("regex", help="links to follow from listing pages: substring or regular expression"),
-        "next_page": Option("selector", help="CSS selector of the next-page link (rel=next is always followed)"),
-        "max_pages": Option("int", default=500, help="upper bound on pages fetched per run"),
-    },
-    "html": {
-        "start_url": Option("url", required=True, help="first listing page"),
-        "item_links": Option("selector", required=True, help="CSS selector of links to detail pages"),
-        "next_page": Option("selector", help="CSS selector of the next listing page link"),
-        "fields": Option("selectors", required=True, help="posting field -> CSS selector on the detail page"),
-        "max_pages": Option("int", default=500, help="upper bound on pages fetched per run"),
-    },
-    "file": {
-        "path": Option("path", required=True, help="JSONL or CSV file; relative to the sources file"),
-        "format": Option("choice", choices=("jsonl", "csv"), help="default: from the file extension"),
-        "encoding": Option("encoding", default="utf-8", help="utf-8, gbk, gb18030, ..."),
-        "fields": Option("columns", help="posting field -> column name"),
-    },
-}
+import soupsieve
+from pydantic import BaseModel, ConfigDict, PlainValidator, ValidationInfo, model_validator
+from pydantic_core import PydanticCustomError
 
 #: Field names a ``file`` mapping or ``html`` selector may target (others land in ``extra``).
 POSTING_FIELD_NAMES: tuple[str, ...] = (
@@ -94,3 +27,176 @@ POSTING_FIELD_NAMES: tuple[str, ...] = (
     "employment_type", "description", "url", "posted_at", "valid_through", "department", "seniority",
     "experience_text", "degree_text",
 )
+
+#: Keys every source has; the rest of an entry is its kind's options.
+COMMON_KEYS: tuple[str, ...] = ("name", "kind", "enabled", "rate_limit", "robots")
+
+
+def problem(message: str, key: str | None = None) -> PydanticCustomError:
+    """The one error type of the sources file: ``message`` verbatim, ``key`` when the problem is
+    deeper than the option (``fields.title``) or involves several options."""
+    context: dict[str, Any] = {"problem": message}
+    if key:
+        context["key"] = key
+    return PydanticCustomError("jobpipe", "{problem}", context)
+
+
+def _string(value: Any) -> str:
+    if not isinstance(value, str):
+        raise problem(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not _string(value).strip():
+        raise problem("must not be empty")
+    return value
+
+
+def _url(value: Any) -> str:
+    if not re.match(r"^https?://[^/\s]+", _string(value)):
+        raise problem(f"{value!r} is not an http(s) URL")
+    return value
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise problem(f"expected a positive whole number, got {value!r}")
+    return value
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise problem(f"expected a number, got {value!r}")
+    if value <= 0:
+        raise problem("must be a positive number of requests per second")
+    return float(value)
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise problem(f"expected true or false, got {value!r}")
+    return value
+
+
+def _regex(value: Any) -> str:
+    try:
+        re.compile(_string(value))
+    except re.error as exc:
+        raise problem(f"invalid regular expression {value!r}: {exc}") from None
+    return value
+
+
+def check_selector(value: Any, key: str | None = None) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise problem("expected a CSS selector", key)
+    try:
+        soupsieve.compile(value)
+    except Exception as exc:  # soupsieve raises SelectorSyntaxError (a ValueError) and others
+        first_line = str(exc).splitlines()[0]
+        raise problem(f"invalid CSS selector {value!r}: {first_line}", key) from None
+    return value
+
+
+def _encoding(value: Any) -> str:
+    try:
+        codecs.lookup(_string(value))
+    except LookupError:
+        raise problem(f"unknown encoding {value!r}") from None
+    return value
+
+
+def _readable_path(value: Any, info: ValidationInfo) -> str:
+    resolved = Path(_string(value)).expanduser()
+    if not resolved.is_absolute():
+        base_dir = (info.context or {}).get("base_dir") or Path.cwd()
+        resolved = (Path(base_dir) / resolved).resolve()
+    try:
+        with open(resolved, "rb") as handle:
+            handle.read(1)
+    except OSError as exc:
+        raise problem(f"cannot read {str(resolved)!r} ({exc.strerror or exc})") from None
+    return str(resolved)
+
+
+def choice(*choices: str) -> PlainValidator:
+    def check(value: Any) -> str:
+        if _string(value) not in choices:
+            raise problem(f"{value!r} is not one of: {', '.join(choices)}")
+        return value
+    return PlainValidator(check)
+
+
+def at_most(largest: int, kind: str) -> PlainValidator:
+    """A page size the API caps: a larger one would be refused (Workday answers 400) or silently
+    cut short (Eightfold), which paging without a total would take for the last page."""
+    def check(value: Any) -> int:
+        if _count(value) > largest:
+            raise problem(f"at most {largest} for kind {kind!r} (the API sends no more per request)")
+        return value
+    return PlainValidator(check)
+
+
+Text = Annotated[str, PlainValidator(_text)]
+Url = Annotated[str, PlainValidator(_url)]
+Count = Annotated[int, PlainValidator(_count)]
+Rate = Annotated[float, PlainValidator(_number)]
+Flag = Annotated[bool, PlainValidator(_flag)]
+Regex = Annotated[str, PlainValidator(_regex)]
+Selector = Annotated[str, PlainValidator(check_selector)]
+Encoding = Annotated[str, PlainValidator(_encoding)]
+ReadablePath = Annotated[str, PlainValidator(_readable_path)]
+
+
+class SourceConfig(BaseModel):
+    """One validated entry of the sources file. Kinds subclass it with their options."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: one line per option for ``docs/sources.md``-style help; kinds may fill it
+    help: ClassVar[dict[str, str]] = {}
+
+    name: str
+    kind: str
+    enabled: Flag = True
+    rate_limit: Rate = 1.0
+    robots: Flag = True
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The kind's options (defaults filled in), as plain data."""
+        return {key: value for key, value in self.model_dump().items() if key not in COMMON_KEYS}
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes whenever what the fetch would extract could change (kind or options)."""
+        text = json.dumps({"kind": self.kind, "options": self.options}, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def problems(self) -> list[tuple[str, str]]:
+        """(key, problem) of checks that need more than the entry itself (a file's columns)."""
+        return []
+
+    def _resolve(self, **values: Any) -> None:
+        """Set derived option values during validation (the model is frozen afterwards)."""
+        for key, value in values.items():
+            object.__setattr__(self, key, value)
+
+
+class ApiConfig(SourceConfig):
+    """A job-board API: ``base_url`` replaces the public host (mirror, proxy, test server);
+    ``company_name`` is recorded when the API's postings do not name the employer."""
+
+    #: the option naming the employer on the board, substituted for ``{company}`` in ``base_url``
+    ident: ClassVar[str | None] = None
+
+    base_url: Url
+    company_name: Text | None = None
+
+    @model_validator(mode="after")
+    def _host(self) -> ApiConfig:
+        base_url = self.base_url
+        if self.ident and "{company}" in base_url:
+            base_url = base_url.replace("{company}", getattr(self, self.ident))
+        self._resolve(base_url=base_url.rstrip("/"))
+        return self

@@ -11,10 +11,10 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from jobpipe.models import RawPosting
-from jobpipe.sources.config import SourceConfig
+from jobpipe.sources.options import SourceConfig
 from jobpipe.sources.errors import FetchError, HttpError, PayloadError
 from jobpipe.sources.http import PoliteClient, RequestStats, Response
 from jobpipe.sources.result import CachedPage, FetchState, PageOutput
@@ -22,6 +22,7 @@ from jobpipe.sources.result import CachedPage, FetchState, PageOutput
 log = logging.getLogger("jobpipe.sources")
 
 Parser = Callable[[Response], PageOutput]
+C = TypeVar("C", bound=SourceConfig)
 
 
 class SourceSession:
@@ -38,9 +39,11 @@ class SourceSession:
         self.gone: list[str] = []        # detail pages answering 404/410: withdrawn postings
         self.truncated = False           # a page bound was reached with pages left unvisited
 
-    @property
-    def options(self) -> dict[str, Any]:
-        return self.config.options
+    def spec(self, model: type[C]) -> C:
+        """This source's options, typed as its kind's ``Config`` model."""
+        if not isinstance(self.config, model):
+            raise TypeError(f"source {self.config.name!r} is a {type(self.config).__name__}, not a {model.__name__}")
+        return self.config
 
     def warn(self, message: str) -> None:
         log.warning("source %r: %s", self.config.name, message)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from jobpipe.sources import extract, fetch_source, load_sources
+from jobpipe.sources import SourcesFileError, extract, fetch_source, load_sources
 from jobpipe_tests.conftest import shared_data_path
 from jobpipe_tests.sources.helpers import make_config
 
@@ -37,9 +37,8 @@ def test_gbk_csv_with_mapping_and_extra_columns(tmp_path: Path, encoding: str) -
 
 def test_wrong_encoding_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "jobs.csv").write_bytes(GBK_ROWS.encode("gbk"))
-    result = fetch_source(make_config("cn", "file", tmp_path, path="jobs.csv", fields={"external_id": "编号"}))
-    assert not result.complete
-    assert "not valid utf-8 text" in result.error and "set 'encoding'" in result.error
+    with pytest.raises(SourcesFileError, match=r"source 'cn': encoding: jobs.csv is not valid utf-8 text .*set 'encoding'"):
+        make_config("cn", "file", tmp_path, path="jobs.csv", fields={"external_id": "编号"})
 
 
 def test_jsonl_bad_lines_and_missing_ids_are_reported(tmp_path: Path) -> None:

@@ -1,29 +1,41 @@
-"""Every source kind: how to fetch it and how to read its stored payloads.
+"""Every source kind: its options, how to fetch it and how to read its stored payloads.
 
-Adding a kind = one module with ``fetch(session)`` and ``extract(payload)``, one entry here
-and its options in ``jobpipe/sources/options.py``.
+Adding a kind = one module with a ``Config`` model (its options, a subclass of
+``SourceConfig`` with ``kind: Literal["<kind>"]``), ``fetch(session)`` and
+``extract(payload)``, plus one entry in the tuple below.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Union
+
+from pydantic import Field, TypeAdapter
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.kinds import (ashby, comeet, eightfold, file, greenhouse, html, jsonld, lever, personio,
                                    recruitee, smartrecruiters, teamtailor, workable, workday)
+from jobpipe.sources.options import SourceConfig
 
 
 @dataclass(frozen=True)
 class Kind:
     name: str
+    config: type[SourceConfig]
     fetch: Callable[[Any], Iterator[RawPosting]]
     extract: Callable[[dict[str, Any]], PostingFields]
 
 
+_MODULES = (greenhouse, lever, ashby, workable, smartrecruiters, recruitee, personio, teamtailor,
+            workday, comeet, eightfold, jsonld, html, file)
+
 KINDS: dict[str, Kind] = {
-    module.__name__.rsplit(".", 1)[-1]: Kind(module.__name__.rsplit(".", 1)[-1], module.fetch, module.extract)
-    for module in (greenhouse, lever, ashby, workable, smartrecruiters, recruitee, personio, teamtailor,
-                   workday, comeet, eightfold, jsonld, html, file)
+    module.__name__.rsplit(".", 1)[-1]: Kind(module.__name__.rsplit(".", 1)[-1], module.Config, module.fetch,
+                                             module.extract)
+    for module in _MODULES
 }
+
+#: One sources-file entry: the kind's model, chosen by ``kind``.
+SourceEntry = Annotated[Union[tuple(kind.config for kind in KINDS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]
+ENTRY = TypeAdapter(SourceEntry)

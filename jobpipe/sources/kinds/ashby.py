@@ -3,22 +3,33 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote, urlsplit
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, join_parts, unique, with_company
+from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
-def listing_url(options: dict[str, Any]) -> str:
-    return f"{options['base_url']}/posting-api/job-board/{quote(options['board'], safe='')}?includeCompensation=true"
+
+class Config(ApiConfig):
+    """``board``: the job board name (jobs.ashbyhq.com/<board>)."""
+
+    ident: ClassVar[str | None] = "board"
+    kind: Literal["ashby"]
+    board: Text
+    base_url: Url = "https://api.ashbyhq.com"
+
+
+def listing_url(config: Config) -> str:
+    return f"{config.base_url}/posting-api/job-board/{quote(config.board, safe='')}?includeCompensation=true"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    company = session.options.get("company_name")
+    company = session.spec(Config).company_name
 
     def parse(response: Response) -> PageOutput:
         jobs = expect(json_body(response), "jobs", response, "a 'jobs' list")
@@ -26,7 +37,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             session.posting(job["id"], with_company(job, company), as_text(job.get("jobUrl")))
             for job in jobs if isinstance(job, dict) and job.get("id") and job.get("isListed", True) is not False))
 
-    yield from session.page(listing_url(session.options), parse).postings
+    yield from session.page(listing_url(session.spec(Config)), parse).postings
 
 
 def _salary_component(compensation: Any) -> dict[str, Any] | None:

@@ -5,26 +5,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote, urlencode
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, expect, join_parts, json_body, with_company
+from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 # Description sections are named by each employer; pay sometimes gets its own.
+
+
+class Config(ApiConfig):
+    """``company_uid`` from the careers API settings (e.g. F6.003); ``token``: the careers API
+    token (public, but better passed as ${VAR})."""
+
+    kind: Literal["comeet"]
+    company_uid: Text
+    token: Text
+    base_url: Url = "https://www.comeet.co"
+
+
 _SALARY_SECTIONS = re.compile(r"salary|compensation|\bpay\b", re.I)
 
 
-def listing_url(options: dict[str, Any]) -> str:
-    query = urlencode({"token": options["token"], "details": "true"})
-    return f"{options['base_url']}/careers-api/2.0/company/{quote(options['company_uid'], safe='')}/positions?{query}"
+def listing_url(config: Config) -> str:
+    query = urlencode({"token": config.token, "details": "true"})
+    return f"{config.base_url}/careers-api/2.0/company/{quote(config.company_uid, safe='')}/positions?{query}"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    company = session.options.get("company_name")
+    company = session.spec(Config).company_name
 
     def parse(response: Response) -> PageOutput:
         positions = expect(json_body(response), None, response, "a JSON array of positions")
@@ -32,7 +45,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             session.posting(p["uid"], with_company(p, company), _url(p))
             for p in positions if isinstance(p, dict) and as_text(p.get("uid"))))
 
-    yield from session.page(listing_url(session.options), parse).postings
+    yield from session.page(listing_url(session.spec(Config)), parse).postings
 
 
 def _url(payload: dict[str, Any]) -> str | None:

@@ -5,36 +5,49 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote, urlencode
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, expect, json_body, unique, with_company
+from jobpipe.sources.options import ApiConfig, Flag, Text, Url, at_most
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+class Config(ApiConfig):
+    """``domain``: the employer's domain the API is asked about (acme.com); ``base_url``: the
+    career site's host (https://acme.eightfold.ai); ``details`` fetches each position."""
+
+    kind: Literal["eightfold"]
+    domain: Text
+    base_url: Url
+    page_size: Annotated[int, at_most(10, "eightfold")] = 10
+    details: Flag = True
+
 
 MAX_PAGES = 1000
 
 
-def page_url(options: dict[str, Any], start: int) -> str:
-    query = urlencode({"domain": options["domain"], "start": start, "num": options["page_size"]})
-    return f"{options['base_url']}/api/apply/v2/jobs?{query}"
+def page_url(config: Config, start: int) -> str:
+    query = urlencode({"domain": config.domain, "start": start, "num": config.page_size})
+    return f"{config.base_url}/api/apply/v2/jobs?{query}"
 
 
-def detail_url(options: dict[str, Any], position_id: str) -> str:
-    return f"{options['base_url']}/api/apply/v2/jobs/{quote(position_id, safe='')}?{urlencode({'domain': options['domain']})}"
+def detail_url(config: Config, position_id: str) -> str:
+    return f"{config.base_url}/api/apply/v2/jobs/{quote(position_id, safe='')}?{urlencode({'domain': config.domain})}"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    options = session.options
-    limit = options["page_size"]
-    company = options.get("company_name")
+    config = session.spec(Config)
+    limit = config.page_size
+    company = config.company_name
     seen_first: set[str] = set()
     start = 0
     for _ in range(MAX_PAGES):
-        url = page_url(options, start)
+        url = page_url(config, start)
 
         def parse(response: Response, start: int = start) -> PageOutput:
             data = json_body(response)
@@ -44,7 +57,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             more = bool(items) and (start + len(items) < count if count is not None else len(items) >= limit)
             postings = tuple(session.posting(p["id"], with_company(p, company), as_text(p.get("canonicalPositionUrl")))
                              for p in items)
-            return PageOutput(postings, next_links=(page_url(options, start + len(items)),) if more else ())
+            return PageOutput(postings, next_links=(page_url(config, start + len(items)),) if more else ())
 
         out = session.page(url, parse)
         if out.postings:
@@ -52,7 +65,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             if first in seen_first:
                 raise PayloadError(f"GET {url}: the server repeats an earlier page (does it ignore 'start'?)")
             seen_first.add(first)
-        if options["details"]:
+        if config.details:
             yield from _details(session, out.postings, company)
         else:
             yield from out.postings
@@ -63,7 +76,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 
 
 def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:
-    urls = [detail_url(session.options, p.external_id) for p in summaries]
+    urls = [detail_url(session.spec(Config), p.external_id) for p in summaries]
 
     def parse(response: Response) -> PageOutput:
         detail = json_body(response)

@@ -4,23 +4,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
+from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
-def listing_url(options: dict[str, Any]) -> str:
+
+class Config(ApiConfig):
+    """``board``: the board token (boards.greenhouse.io/<board>)."""
+
+    ident: ClassVar[str | None] = "board"
+    kind: Literal["greenhouse"]
+    board: Text
+    base_url: Url = "https://boards-api.greenhouse.io"
+
+
+def listing_url(config: Config) -> str:
     # pay_transparency=true adds pay_input_ranges (structured pay) where the employer publishes it.
-    return f"{options['base_url']}/v1/boards/{quote(options['board'], safe='')}/jobs?content=true&pay_transparency=true"
+    return f"{config.base_url}/v1/boards/{quote(config.board, safe='')}/jobs?content=true&pay_transparency=true"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    company = session.options.get("company_name")
+    company = session.spec(Config).company_name
 
     def parse(response: Response) -> PageOutput:
         jobs = expect(json_body(response), "jobs", response, "a 'jobs' list")
@@ -28,7 +39,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             session.posting(job["id"], with_company(job, company), as_text(job.get("absolute_url")))
             for job in jobs if isinstance(job, dict) and job.get("id") is not None))
 
-    yield from session.page(listing_url(session.options), parse).postings
+    yield from session.page(listing_url(session.spec(Config)), parse).postings
 
 
 # Greenhouse custom fields ("metadata") are free-form per employer; these names are common.

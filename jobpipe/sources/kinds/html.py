@@ -8,19 +8,58 @@ page URL: re-extraction never needs the page again.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from bs4 import BeautifulSoup, Tag
+from pydantic import PlainValidator
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text
 from jobpipe.sources.kinds.crawl import crawl
 from jobpipe.sources.ldjson import decode_html
-from jobpipe.sources.options import POSTING_FIELD_NAMES
+from jobpipe.sources.options import POSTING_FIELD_NAMES, Count, Selector, SourceConfig, Url, check_selector, problem
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+def _selectors(value: Any) -> dict[str, dict[str, Any]]:
+    """``{field: selector}`` or ``{field: {selector, attr, html, all}}``, in the long form."""
+    if not isinstance(value, dict) or not value:
+        raise problem("expected a mapping of field name -> CSS selector")
+    fields: dict[str, dict[str, Any]] = {}
+    for field_name, spec in value.items():
+        key = f"fields.{field_name}"
+        if isinstance(spec, str):
+            spec = {"selector": spec}
+        if not isinstance(spec, dict) or "selector" not in spec:
+            raise problem("expected a CSS selector, or {selector: ..., attr: ..., html: true|false}", key)
+        extra = set(spec) - {"selector", "attr", "html", "all"}
+        if extra:
+            raise problem(f"unknown key {sorted(extra)[0]!r} (allowed: selector, attr, html, all)", key)
+        fields[str(field_name)] = {
+            "selector": check_selector(spec["selector"], key),
+            "attr": spec.get("attr"),
+            "html": bool(spec.get("html", field_name == "description")),
+            "all": bool(spec.get("all", field_name in ("location", "locations"))),
+        }
+    if "title" not in fields:
+        raise problem("missing: a detail page needs at least a title selector", "fields.title")
+    return fields
+
+
+class Config(SourceConfig):
+    """``start_url``: the first listing page; ``item_links``: CSS selector of links to detail
+    pages; ``next_page``: CSS selector of the next listing page link; ``fields``: posting field
+    -> CSS selector on the detail page; ``max_pages`` per run."""
+
+    kind: Literal["html"]
+    start_url: Url
+    item_links: Selector
+    next_page: Selector | None = None
+    fields: Annotated[dict[str, dict[str, Any]], PlainValidator(_selectors)]
+    max_pages: Count = 500
 
 
 def _soup(response: Response) -> BeautifulSoup:
@@ -69,23 +108,23 @@ def select_fields(soup: BeautifulSoup, fields: dict[str, dict[str, Any]]) -> dic
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    options = session.options
+    config = session.spec(Config)
 
     def parse_listing(response: Response) -> PageOutput:
         soup = _soup(response)
-        links = _absolute([_href(el) for el in soup.select(options["item_links"])], response.url)
-        nexts = _absolute([_href(el) for el in soup.select(options["next_page"])], response.url) if options.get("next_page") else []
+        links = _absolute([_href(el) for el in soup.select(config.item_links)], response.url)
+        nexts = _absolute([_href(el) for el in soup.select(config.next_page)], response.url) if config.next_page else []
         return PageOutput(links=tuple(links), next_links=tuple(u for u in nexts if u != response.url))
 
     def parse_detail(response: Response) -> PageOutput:
         url = response.requested_url or response.url
-        payload = {"url": url, **select_fields(_soup(response), options["fields"])}
+        payload = {"url": url, **select_fields(_soup(response), config.fields)}
         if response.url != url:
             payload["final_url"] = response.url
         ident = as_text(payload.get("external_id")) or url
         return PageOutput((session.posting(ident, payload, url),))
 
-    yield from crawl(session, options["start_url"], options["max_pages"], parse_listing, parse_detail)
+    yield from crawl(session, config.start_url, config.max_pages, parse_listing, parse_detail)
 
 
 _RENAMED = {"salary": "salary_text"}

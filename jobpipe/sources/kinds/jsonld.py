@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import lxml.html
@@ -15,10 +15,24 @@ from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, join_parts, unique
+from jobpipe.sources.options import Count, Regex, Selector, SourceConfig, Url
 from jobpipe.sources.kinds.crawl import crawl
 from jobpipe.sources.ldjson import decode_html, find_job_postings, identifier_of, json_ld_blocks
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+class Config(SourceConfig):
+    """``start_url``: the listing page, or a sitemap (URL ending in .xml); ``follow``: links to
+    follow from listing pages (substring or regular expression); ``next_page``: CSS selector of
+    the next-page link (rel=next is always followed); ``max_pages`` per run."""
+
+    kind: Literal["jsonld"]
+    start_url: Url
+    follow: Regex | None = None
+    next_page: Selector | None = None
+    max_pages: Count = 500
+
 
 _NEXT_TEXTS = {"next", "next page", "next »", "next ›", "›", "»", "下一页", "下一頁", "下页", "older"}
 _SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -105,15 +119,15 @@ def _sitemap(session: SourceSession, follow: Any) -> Any:
         locs = [u for u in locs if _http(u)]
         if etree.QName(root).localname == "sitemapindex":
             return PageOutput(next_links=tuple(dict.fromkeys(locs)))
-        matching = [u for u in dict.fromkeys(locs) if follow(u)] if session.options.get("follow") else list(dict.fromkeys(locs))
+        matching = [u for u in dict.fromkeys(locs) if follow(u)] if session.spec(Config).follow else list(dict.fromkeys(locs))
         return PageOutput(links=tuple(matching))
     return parse
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    options = session.options
-    follow = link_matcher(options.get("follow"))
-    next_selector = options.get("next_page")
+    config = session.spec(Config)
+    follow = link_matcher(config.follow)
+    next_selector = config.next_page
 
     def parse_listing(response: Response) -> PageOutput:
         text = decode_html(response.content, response.encoding)
@@ -124,9 +138,9 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
         text = decode_html(response.content, response.encoding)
         return PageOutput(tuple(postings_on_page(session, _requested(response), text)))
 
-    start = options["start_url"]
+    start = config.start_url
     listing_parser = _sitemap(session, follow) if urlsplit(start).path.lower().endswith(".xml") else parse_listing
-    yield from crawl(session, start, options["max_pages"], listing_parser, parse_detail)
+    yield from crawl(session, start, config.max_pages, listing_parser, parse_detail)
 
 
 def _requested(response: Response) -> str:

@@ -3,33 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote, urlsplit
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
+from jobpipe.sources.options import ApiConfig, Count, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+class Config(ApiConfig):
+    """``company``: the Lever site name (jobs.lever.co/<company>); ``page_size`` postings per request."""
+
+    ident: ClassVar[str | None] = "company"
+    kind: Literal["lever"]
+    company: Text
+    base_url: Url = "https://api.lever.co"
+    page_size: Count = 100
+
 
 #: A board larger than this many pages is almost certainly a server ignoring ``skip``.
 MAX_PAGES = 1000
 
 
-def page_url(options: dict[str, Any], skip: int) -> str:
-    return (f"{options['base_url']}/v0/postings/{quote(options['company'], safe='')}"
-            f"?mode=json&skip={skip}&limit={options['page_size']}")
+def page_url(config: Config, skip: int) -> str:
+    return (f"{config.base_url}/v0/postings/{quote(config.company, safe='')}"
+            f"?mode=json&skip={skip}&limit={config.page_size}")
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    options = session.options
-    limit = options["page_size"]
-    company = options.get("company_name")
+    config = session.spec(Config)
+    limit = config.page_size
+    company = config.company_name
     seen_first: set[str] = set()
     skip = 0
     for _ in range(MAX_PAGES):
-        url = page_url(options, skip)
+        url = page_url(config, skip)
 
         def parse(response: Response, skip: int = skip) -> PageOutput:
             items = expect(json_body(response), None, response, "a JSON array of postings")
@@ -37,7 +49,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
                              for p in items if isinstance(p, dict) and p.get("id"))
             # a short page ends the listing; a page longer than asked means the server ignores
             # paging and just sent everything
-            more = (page_url(options, skip + limit),) if len(items) == limit else ()
+            more = (page_url(config, skip + limit),) if len(items) == limit else ()
             return PageOutput(postings, next_links=more)
 
         out = session.page(url, parse)

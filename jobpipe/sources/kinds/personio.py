@@ -4,7 +4,7 @@ nested elements -> lists), which is what gets stored and extracted."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote
 
 from lxml import etree
@@ -13,8 +13,20 @@ from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, unique, with_company
+from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+
+class Config(ApiConfig):
+    """``company``: the company subdomain (<company>.jobs.personio.de); ``language`` of the feed."""
+
+    ident: ClassVar[str | None] = "company"
+    kind: Literal["personio"]
+    company: Text
+    base_url: Url = "https://{company}.jobs.personio.de"
+    language: Text = "en"
 
 
 def element_to_value(element: etree._Element) -> Any:
@@ -38,9 +50,9 @@ def element_to_value(element: etree._Element) -> Any:
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    options = session.options
-    company = options.get("company_name")
-    base = options["base_url"]
+    config = session.spec(Config)
+    company = config.company_name
+    base = config.base_url
 
     def parse(response: Response) -> PageOutput:
         try:
@@ -58,7 +70,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
                                                 f"{base}/job/{quote(str(data['id']), safe='')}"))
         return PageOutput(tuple(postings))
 
-    yield from session.page(f"{base}/xml?language={quote(options['language'], safe='')}", parse).postings
+    yield from session.page(f"{base}/xml?language={quote(config.language, safe='')}", parse).postings
 
 
 def _descriptions(value: Any) -> str | None:

@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, expect, json_body, unique, with_company
+from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
+
+class Config(ApiConfig):
+    """``company``: the company subdomain (<company>.recruitee.com)."""
+
+    ident: ClassVar[str | None] = "company"
+    kind: Literal["recruitee"]
+    company: Text
+    base_url: Url = "https://{company}.recruitee.com"
+
+
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    company = session.options.get("company_name")
+    company = session.spec(Config).company_name
 
     def parse(response: Response) -> PageOutput:
         offers = expect(json_body(response), "offers", response, "an 'offers' list")
@@ -21,7 +32,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             session.posting(o["id"], with_company(o, company), as_text(o.get("careers_url")))
             for o in offers if isinstance(o, dict) and o.get("id") is not None))
 
-    yield from session.page(f"{session.options['base_url']}/api/offers/", parse).postings
+    yield from session.page(f"{session.spec(Config).base_url}/api/offers/", parse).postings
 
 
 def extract(payload: dict[str, Any]) -> PostingFields:

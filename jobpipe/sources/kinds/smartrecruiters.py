@@ -4,30 +4,43 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, dig, expect, join_parts, json_body, label, with_company
+from jobpipe.sources.options import ApiConfig, Count, Flag, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+class Config(ApiConfig):
+    """``company``: the company identifier; ``details``: fetch each posting's detail (description)."""
+
+    ident: ClassVar[str | None] = "company"
+    kind: Literal["smartrecruiters"]
+    company: Text
+    base_url: Url = "https://api.smartrecruiters.com"
+    page_size: Count = 100
+    details: Flag = True
+
 
 MAX_PAGES = 1000
 
 
-def _base(options: dict[str, Any]) -> str:
-    return f"{options['base_url']}/v1/companies/{quote(options['company'], safe='')}/postings"
+def _base(config: Config) -> str:
+    return f"{config.base_url}/v1/companies/{quote(config.company, safe='')}/postings"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    options = session.options
-    limit = options["page_size"]
-    company = options.get("company_name")
+    config = session.spec(Config)
+    limit = config.page_size
+    company = config.company_name
     offset = 0
     for _ in range(MAX_PAGES):
-        url = f"{_base(options)}?offset={offset}&limit={limit}"
+        url = f"{_base(config)}?offset={offset}&limit={limit}"
 
         def parse(response: Response, offset: int = offset) -> PageOutput:
             data = json_body(response)
@@ -36,11 +49,11 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             total = data.get("totalFound") if isinstance(data.get("totalFound"), int) else None
             more = bool(items) and (offset + len(items) < total if total is not None else len(items) >= limit)
             postings = tuple(session.posting(p["id"], with_company(p, company)) for p in items)
-            return PageOutput(postings, next_links=(f"{_base(options)}?offset={offset + len(items)}&limit={limit}",)
+            return PageOutput(postings, next_links=(f"{_base(config)}?offset={offset + len(items)}&limit={limit}",)
                               if more else ())
 
         out = session.page(url, parse)
-        if options["details"]:
+        if config.details:
             yield from _details(session, out.postings, company)
         else:
             yield from out.postings
@@ -51,7 +64,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 
 
 def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:
-    base = _base(session.options)
+    base = _base(session.spec(Config))
     urls = [f"{base}/{quote(p.external_id, safe='')}" for p in summaries]
 
     def parse(response: Response) -> PageOutput:

@@ -4,21 +4,32 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds import jsonld
 from jobpipe.sources.kinds._common import as_text, expect, json_body, with_company
+from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+class Config(ApiConfig):
+    """``company``: the career site subdomain (<company>.teamtailor.com)."""
+
+    ident: ClassVar[str | None] = "company"
+    kind: Literal["teamtailor"]
+    company: Text
+    base_url: Url = "https://{company}.teamtailor.com"
+
 
 MAX_PAGES = 1000
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    company = session.options.get("company_name")
-    url: str | None = f"{session.options['base_url']}/jobs.json"
+    company = session.spec(Config).company_name
+    url: str | None = f"{session.spec(Config).base_url}/jobs.json"
     seen: set[str] = set()
 
     def parse(response: Response) -> PageOutput:

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, expect, join_parts, json_body, unique, with_company
+from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
-def listing_url(options: dict[str, Any]) -> str:
-    return f"{options['base_url']}/api/v1/widget/accounts/{quote(options['account'], safe='')}?details=true"
+
+class Config(ApiConfig):
+    """``account``: the account subdomain (apply.workable.com/<account>)."""
+
+    ident: ClassVar[str | None] = "account"
+    kind: Literal["workable"]
+    account: Text
+    base_url: Url = "https://apply.workable.com"
+
+
+def listing_url(config: Config) -> str:
+    return f"{config.base_url}/api/v1/widget/accounts/{quote(config.account, safe='')}?details=true"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
@@ -22,12 +33,12 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
         data = json_body(response)
         jobs = expect(data, "jobs", response, "a 'jobs' list")
         # The account name lives on the listing, not on each job: carry it as ``_company``.
-        company = session.options.get("company_name") or (as_text(data.get("name")) if isinstance(data, dict) else None)
+        company = session.spec(Config).company_name or (as_text(data.get("name")) if isinstance(data, dict) else None)
         return PageOutput(tuple(
             session.posting(job["shortcode"], with_company(job, company), as_text(job.get("url")))
             for job in jobs if isinstance(job, dict) and job.get("shortcode")))
 
-    yield from session.page(listing_url(session.options), parse).postings
+    yield from session.page(listing_url(session.spec(Config)), parse).postings
 
 
 def extract(payload: dict[str, Any]) -> PostingFields:

@@ -9,15 +9,31 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any, Literal
 from urllib.parse import quote
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
+from jobpipe.sources.options import ApiConfig, Flag, Text, Url, at_most
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
+
+
+class Config(ApiConfig):
+    """``tenant``: the first part of <tenant>.wdN.myworkdayjobs.com; ``site``: the path after the
+    host (and locale), e.g. External_Career_Site; ``base_url`` is required (wdN varies per tenant);
+    ``search_text`` filters like the site's search box; ``details`` fetches each posting."""
+
+    kind: Literal["workday"]
+    tenant: Text
+    site: Text
+    base_url: Url
+    page_size: Annotated[int, at_most(20, "workday")] = 20
+    search_text: Text | None = None
+    details: Flag = True
+
 
 MAX_PAGES = 1000
 
@@ -25,24 +41,24 @@ MAX_PAGES = 1000
 _LOCATION_COUNT = re.compile(r"\d+\s+\w+")
 
 
-def cxs_url(options: dict[str, Any]) -> str:
-    return f"{options['base_url']}/wday/cxs/{quote(options['tenant'], safe='')}/{quote(options['site'], safe='')}"
+def cxs_url(config: Config) -> str:
+    return f"{config.base_url}/wday/cxs/{quote(config.tenant, safe='')}/{quote(config.site, safe='')}"
 
 
-def _public_url(options: dict[str, Any], external_path: str) -> str:
-    return f"{options['base_url']}/{quote(options['site'], safe='')}{external_path}"
+def _public_url(config: Config, external_path: str) -> str:
+    return f"{config.base_url}/{quote(config.site, safe='')}{external_path}"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
-    options = session.options
-    limit = options["page_size"]
-    company = options.get("company_name")
-    url = f"{cxs_url(options)}/jobs"
+    config = session.spec(Config)
+    limit = config.page_size
+    company = config.company_name
+    url = f"{cxs_url(config)}/jobs"
     total: int | None = None
     seen_first: set[str] = set()
     offset = 0
     for _ in range(MAX_PAGES):
-        body = {"appliedFacets": {}, "limit": limit, "offset": offset, "searchText": options["search_text"] or ""}
+        body = {"appliedFacets": {}, "limit": limit, "offset": offset, "searchText": config.search_text or ""}
 
         def parse(response: Response) -> PageOutput:
             nonlocal total
@@ -54,7 +70,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             postings = []
             for job in items:
                 # the search result has no URL of its own: keep the public one with it (as ``_url``)
-                public = _public_url(options, job["externalPath"])
+                public = _public_url(config, job["externalPath"])
                 postings.append(session.posting(job["externalPath"], with_company({**job, "_url": public}, company),
                                                 public))
             return PageOutput(tuple(postings))
@@ -65,7 +81,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             if first in seen_first:
                 raise PayloadError(f"POST {url}: the server repeats an earlier page (does it ignore 'offset'?)")
             seen_first.add(first)
-        if options["details"]:
+        if config.details:
             yield from _details(session, out.postings, company)
         else:
             yield from out.postings
@@ -78,7 +94,7 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:
     """The detail replaces the search result: it says everything the result says, and adds the
     description, every location and an absolute ``startDate``."""
-    base = cxs_url(session.options)
+    base = cxs_url(session.spec(Config))
     ids = {f"{base}{p.external_id}": p.external_id for p in summaries}
 
     def parse(response: Response) -> PageOutput:
@@ -92,7 +108,7 @@ def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company:
             # unchanged posting a new payload to store and normalize each day; startDate says it for good
             info = {key: value for key, value in info.items() if key != "postedOn"}
         payload: dict[str, Any] = {"externalPath": path, "jobPostingInfo": info,
-                                   "_url": _public_url(session.options, path)}
+                                   "_url": _public_url(session.spec(Config), path)}
         if isinstance(detail.get("hiringOrganization"), dict):
             payload["hiringOrganization"] = detail["hiringOrganization"]
         return PageOutput((session.posting(path, with_company(payload, company),
