@@ -140,7 +140,8 @@ CREATE TABLE public.fetch_runs (
     not_modified integer DEFAULT 0 NOT NULL,
     bytes_received bigint DEFAULT 0 NOT NULL,
     postings_seen integer DEFAULT 0 NOT NULL,
-    dagster_run_id text
+    dagster_run_id text,
+    quarantined integer DEFAULT 0 NOT NULL
 );
 
 --
@@ -370,7 +371,11 @@ CREATE TABLE public.quarantine (
     fetch_id bigint,
     failed_checks jsonb NOT NULL,
     dagster_run_id text,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    stage text DEFAULT 'normalize'::text NOT NULL,
+    "position" text,
+    raw_text text,
+    CONSTRAINT quarantine_stage_check CHECK ((stage = ANY (ARRAY['fetch'::text, 'normalize'::text])))
 );
 
 --

@@ -56,7 +56,9 @@ def write_normalized(
         latest[p.external_id] = p
     with conn.transaction():
         conn.execute("DELETE FROM normalized_postings WHERE source = %s AND partition_date = %s", (source, partition_date))
-        conn.execute("DELETE FROM quarantine WHERE source = %s AND partition_date = %s", (source, partition_date))
+        # fetch-stage rows (lines, items that were not postings) belong to the fetch run: kept
+        conn.execute("DELETE FROM quarantine WHERE source = %s AND partition_date = %s AND stage = 'normalize'",
+                     (source, partition_date))
         if latest:
             with conn.cursor() as cur:
                 with cur.copy(f"COPY normalized_postings ({_NAMES}) FROM STDIN (FORMAT BINARY)") as copy:
@@ -86,13 +88,18 @@ def load_normalized(conn: psycopg.Connection, source: str, partition_date: date)
     return [posting_from_row(dict(zip(keys, r))) for r in cur.fetchall()]
 
 
+_QUARANTINE_KEYS = ("stage", "position", "external_id", "raw_id", "fetch_id", "failed_checks", "raw_text", "dagster_run_id")
+
+
 def load_quarantine(conn: psycopg.Connection, source: str, partition_date: date) -> list[dict[str, Any]]:
+    """Everything quarantined for a partition: items of the fetch that were not postings
+    (``stage`` 'fetch', with ``position`` and ``raw_text``), then normalization rejects."""
     rows = conn.execute(
-        "SELECT external_id, raw_id, fetch_id, failed_checks, dagster_run_id FROM quarantine"
-        " WHERE source = %s AND partition_date = %s ORDER BY quarantine_id",
+        f"SELECT {', '.join(_QUARANTINE_KEYS)} FROM quarantine"
+        " WHERE source = %s AND partition_date = %s ORDER BY stage, quarantine_id",
         (source, partition_date),
     ).fetchall()
-    return [dict(zip(("external_id", "raw_id", "fetch_id", "failed_checks", "dagster_run_id"), r)) for r in rows]
+    return [dict(zip(_QUARANTINE_KEYS, r)) for r in rows]
 
 
 def reject_rates(conn: psycopg.Connection, partition_date: date | None = None) -> dict[str, tuple[int, int, float]]:

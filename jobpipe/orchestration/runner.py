@@ -27,7 +27,7 @@ class SourceSummary:
     inserted: int = 0
     updated: int = 0
     unchanged: int = 0
-    rejected: int = 0
+    rejected: int = 0           # quarantined: items of the fetch that were not postings + normalization rejects
     closed: int = 0
     embedded: int = 0
     complete: bool = False
@@ -181,7 +181,8 @@ def run_pipeline(
             s = SourceSummary(
                 fetched=int(raw.get("fetched", raw.get("postings", 0)) or 0),
                 inserted=int(cur.get("inserted", 0)), updated=int(cur.get("updated", 0)),
-                unchanged=int(cur.get("unchanged", 0)), rejected=int(norm.get("rejected", 0)),
+                unchanged=int(cur.get("unchanged", 0)),
+                rejected=int(norm.get("rejected", 0)) + int(raw.get("quarantined", 0) or 0),
                 closed=int(cur.get("closed", 0)), complete=bool(raw.get("complete", False)),
                 ok=result.success, error=None if result.success else _failure_text(result),
                 checks_failed=_failed_checks(result),

@@ -60,6 +60,9 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
     if error is None and session.errors:
         more = f" (and {len(session.errors) - 1} more)" if len(session.errors) > 1 else ""
         error = f"{len(session.errors)} page(s) failed: {session.errors[0]}{more}"
+    if session.quarantined:
+        session.warn(f"{len(session.quarantined)} listed item(s) quarantined (not postings): first "
+                     f"{session.quarantined[0].position}: {session.quarantined[0].reason}")
     postings, duplicates = _dedupe(postings)
     if duplicates:
         session.warn(f"{duplicates} duplicate posting(s) by external id: kept one each")
@@ -68,6 +71,6 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
         source=config.name, kind=config.kind, postings=postings,
         complete=error is None and not session.truncated, error=error,
         requests=stats.requests, not_modified=stats.not_modified, bytes=stats.bytes, retries=stats.retries,
-        pages=session.pages, warnings=session.warnings, started_at=started,
+        pages=session.pages, warnings=session.warnings, quarantined=session.quarantined, started_at=started,
         finished_at=datetime.now(timezone.utc),
     )

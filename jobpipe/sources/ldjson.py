@@ -121,17 +121,18 @@ def loads_lenient(text: str) -> Any:
     raise ValueError(f"unrecoverable JSON-LD: {error}")
 
 
-def json_ld_blocks(page_html: str) -> tuple[list[Any], int]:
-    """Every parsed JSON-LD block of a page, and how many blocks could not be parsed."""
-    blocks, broken = [], 0
+def json_ld_blocks(page_html: str) -> tuple[list[Any], list[tuple[str, str]]]:
+    """Every parsed JSON-LD block of a page, and the (text, error) of each block that could not be parsed."""
+    blocks: list[Any] = []
+    broken: list[tuple[str, str]] = []
     for match in _SCRIPT_RE.finditer(page_html):
         body = match.group(1)
         if not body.strip():
             continue
         try:
             blocks.append(loads_lenient(body))
-        except ValueError:
-            broken += 1
+        except ValueError as exc:
+            broken.append((body.strip(), str(exc)))
     return blocks, broken
 
 

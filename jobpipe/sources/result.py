@@ -9,6 +9,18 @@ from jobpipe.models import RawPosting
 
 
 @dataclass(frozen=True)
+class Quarantined:
+    """One item of a listing that could not be taken as a posting: a file line that is not JSON,
+    a row without an id, undecodable bytes, an API item without an id, a JobPosting block that
+    cannot be parsed. Kept whole (``raw``) with where it was and why, so nothing is lost."""
+
+    position: str                  # "postings.jsonl line 7", "https://.../jobs?skip=100 item 3"
+    reason: str
+    raw: str                       # the line, row or item as received (undecodable bytes as \xNN)
+    external_id: str | None = None
+
+
+@dataclass(frozen=True)
 class PageOutput:
     """What one listing or detail page yielded: its postings and the links to visit next.
 
@@ -19,6 +31,7 @@ class PageOutput:
     postings: tuple[RawPosting, ...] = ()
     links: tuple[str, ...] = ()         # detail pages (or further items) to fetch
     next_links: tuple[str, ...] = ()    # further listing pages (pagination, nested sitemaps)
+    quarantined: tuple[Quarantined, ...] = ()   # items of the page that are not postings
 
 
 @dataclass(frozen=True)
@@ -55,10 +68,11 @@ class FetchResult:
     retries: int = 0
     pages: dict[str, CachedPage] = field(default_factory=dict)   # validators to remember
     warnings: list[str] = field(default_factory=list)
+    quarantined: list[Quarantined] = field(default_factory=list)
     started_at: datetime | None = None
     finished_at: datetime | None = None
 
     @property
     def stats(self) -> dict[str, int]:
         return {"requests": self.requests, "not_modified": self.not_modified, "bytes": self.bytes,
-                "retries": self.retries, "postings": len(self.postings)}
+                "retries": self.retries, "postings": len(self.postings), "quarantined": len(self.quarantined)}

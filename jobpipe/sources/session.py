@@ -7,6 +7,7 @@ page's previous output without downloading or parsing anything.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -17,7 +18,7 @@ from jobpipe.models import RawPosting
 from jobpipe.sources.options import SourceConfig
 from jobpipe.sources.errors import FetchError, HttpError, PayloadError
 from jobpipe.sources.http import PoliteClient, RequestStats, Response
-from jobpipe.sources.result import CachedPage, FetchState, PageOutput
+from jobpipe.sources.result import CachedPage, FetchState, PageOutput, Quarantined
 
 log = logging.getLogger("jobpipe.sources")
 
@@ -38,6 +39,7 @@ class SourceSession:
         self.errors: list[str] = []      # pages that failed while the rest of the listing went on
         self.gone: list[str] = []        # detail pages answering 404/410: withdrawn postings
         self.truncated = False           # a page bound was reached with pages left unvisited
+        self.quarantined: list[Quarantined] = []   # listed items that are not postings
 
     def spec(self, model: type[C]) -> C:
         """This source's options, typed as its kind's ``Config`` model."""
@@ -56,6 +58,35 @@ class SourceSession:
     def page_gone(self, url: str) -> None:
         log.info("source %r: %s is gone (404/410): skipped", self.config.name, url)
         self.gone.append(url)
+
+    def quarantine(self, item: Quarantined) -> None:
+        log.warning("source %r: %s quarantined: %s", self.config.name, item.position, item.reason)
+        self.quarantined.append(item)
+
+    def postings_of(self, items: Iterable[Any], where: str, ident: str | Callable[[dict[str, Any]], Any], *,
+                    payload: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                    url: Callable[[dict[str, Any]], str | None] | None = None
+                    ) -> tuple[tuple[RawPosting, ...], tuple[Quarantined, ...]]:
+        """The items of one listing page as postings; an item that is not an object or has no id
+        is quarantined (with its JSON) instead of dropping silently or failing the page.
+
+        ``ident`` is the id's key, or a function of the item; ``payload`` what to store (default:
+        the item); ``url`` the posting's page.
+        """
+        postings: list[RawPosting] = []
+        bad: list[Quarantined] = []
+        for index, item in enumerate(items, start=1):
+            position = f"{where} item {index}"
+            if not isinstance(item, dict):
+                bad.append(Quarantined(position, f"expected a JSON object, got {type(item).__name__}", _json(item)))
+                continue
+            value = ident(item) if callable(ident) else item.get(ident)
+            if value is None or isinstance(value, (dict, list, bool)) or not str(value).strip():
+                what = f"{ident!r}" if isinstance(ident, str) else "an id"
+                bad.append(Quarantined(position, f"no {what} to identify the posting", _json(item)))
+                continue
+            postings.append(self.posting(value, payload(item) if payload else item, url(item) if url else None))
+        return tuple(postings), tuple(bad)
 
     def posting(self, external_id: Any, payload: dict[str, Any], url: str | None = None) -> RawPosting:
         return RawPosting(source=self.config.name, external_id=str(external_id), format=self.config.kind,
@@ -81,9 +112,16 @@ class SourceSession:
         if response.redirected_permanently:
             self.warn(f"{url} moved permanently to {response.url}")
         output = parse(response)
-        if response.etag or response.last_modified:
+        self._keep_quarantined(output)
+        if (response.etag or response.last_modified) and not output.quarantined:
+            # a page with quarantined items is not remembered: replayed from a 304, its
+            # quarantine would be lost, so it is fetched and parsed again next time
             self.pages[url] = CachedPage(url, response.etag, response.last_modified, output)
         return output
+
+    def _keep_quarantined(self, output: PageOutput) -> None:
+        for item in output.quarantined:
+            self.quarantine(item)
 
     def post_page(self, url: str, body: Any, parse: Parser) -> PageOutput:
         """Fetch and parse one page of a search API that pages through a POST body.
@@ -95,7 +133,9 @@ class SourceSession:
                                          stats=self.stats)
         if response.redirected_permanently:
             self.warn(f"{url} moved permanently to {response.url}")
-        return parse(response)
+        output = parse(response)
+        self._keep_quarantined(output)
+        return output
 
     def pages_concurrently(self, urls: Sequence[str], parse: Parser) -> list[PageOutput | FetchError]:
         """``page()`` for many URLs at once, in order; a failed page yields its error instead.
@@ -127,6 +167,13 @@ class SourceSession:
                 self.page_failed(result)
             else:
                 yield from result.postings
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except ValueError:
+        return repr(value)
 
 
 def flatten(outputs: Iterable[PageOutput]) -> list[RawPosting]:

@@ -14,13 +14,14 @@ from datetime import date, datetime, timezone
 from typing import Any
 import psycopg
 from psycopg import pq
+from psycopg.types.json import Jsonb
 
 from jobpipe.models import RawPosting
 from jobpipe.sources.config import SourceConfig
 from jobpipe.sources.errors import SourceFetchError
 from jobpipe.sources.fetch import fetch_source
 from jobpipe.sources.http import PoliteClient
-from jobpipe.sources.payloads import payload_hash, payload_json
+from jobpipe.sources.payloads import clean_payload, payload_hash, payload_json
 from jobpipe.sources.result import CachedPage, FetchResult, FetchState, PageOutput
 
 log = logging.getLogger("jobpipe.sources")
@@ -40,6 +41,8 @@ class FetchSummary:
     not_modified: int = 0
     bytes: int = 0
     warnings: tuple[str, ...] = ()
+    quarantined: int = 0        # listed items that were not postings (rows in ``quarantine``)
+    quarantine_sample: tuple[str, ...] = ()   # "position: reason" of the first few
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,7 @@ class Snapshot:
     error: str | None
     started_at: datetime
     items: list[tuple[int, RawPosting]] = field(default_factory=list)
+    quarantined: int = 0
 
     @property
     def postings(self) -> list[RawPosting]:
@@ -82,11 +86,14 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
     with conn.transaction():
         fetch_id = conn.execute(
             """INSERT INTO fetch_runs (source, partition_date, kind, started_at, finished_at, complete, error,
-                                       requests, not_modified, bytes_received, postings_seen, dagster_run_id)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING fetch_id""",
+                                       requests, not_modified, bytes_received, postings_seen, quarantined,
+                                       dagster_run_id)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING fetch_id""",
             (config.name, partition_date, config.kind, result.started_at or now, now, result.complete,
-             result.error, result.requests, result.not_modified, result.bytes, len(rows), dagster_run_id),
+             result.error, result.requests, result.not_modified, result.bytes, len(rows), len(result.quarantined),
+             dagster_run_id),
         ).fetchone()[0]  # type: ignore[index]
+        _quarantine(conn, config.name, partition_date, fetch_id, result, dagster_run_id)
         ids: dict[tuple[str, str], int] = {}
         new_payloads = 0
         if rows:
@@ -97,10 +104,29 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
         _remember_pages(conn, config, result, ids, hashes)
     summary = FetchSummary(fetch_id=fetch_id, source=config.name, fetched=len(rows), new_payloads=new_payloads,
                            complete=result.complete, error=result.error, requests=result.requests,
-                           not_modified=result.not_modified, bytes=result.bytes, warnings=tuple(result.warnings))
+                           not_modified=result.not_modified, bytes=result.bytes, warnings=tuple(result.warnings),
+                           quarantined=len(result.quarantined),
+                           quarantine_sample=tuple(f"{q.position}: {q.reason}" for q in result.quarantined[:5]))
     log.info("source %r: fetch %d recorded: %d postings, %d new payloads, complete=%s",
              config.name, fetch_id, summary.fetched, new_payloads, result.complete)
     return summary
+
+
+def _quarantine(conn: psycopg.Connection, source: str, partition_date: date | str, fetch_id: int,
+                result: FetchResult, dagster_run_id: str | None) -> None:
+    """The run's quarantined items replace the day's earlier fetch-stage rows: the day's
+    snapshot is its latest fetch run, and so is what it quarantined."""
+    conn.execute("DELETE FROM quarantine WHERE source = %s AND partition_date = %s AND stage = 'fetch'",
+                 (source, partition_date))
+    if not result.quarantined:
+        return
+    with conn.cursor() as cur:
+        cur.executemany(
+            """INSERT INTO quarantine (source, partition_date, external_id, fetch_id, failed_checks, stage, position,
+                                       raw_text, dagster_run_id)
+               VALUES (%s, %s, %s, %s, %s, 'fetch', %s, %s, %s)""",
+            [(source, partition_date, item.external_id, fetch_id, Jsonb([clean_payload(item.reason)]),
+              clean_payload(item.position), clean_payload(item.raw), dagster_run_id) for item in result.quarantined])
 
 
 def _store_payloads(conn: psycopg.Connection, source: str, rows: list[tuple[Any, ...]],
@@ -200,12 +226,12 @@ def load_snapshot(conn: psycopg.Connection, source_name: str, partition_date: da
                   complete_only: bool = False) -> Snapshot | None:
     """The latest fetch run of a source on a partition day, with its payloads; None if never fetched."""
     run = conn.execute(
-        f"""SELECT fetch_id, partition_date, complete, error, started_at FROM fetch_runs
+        f"""SELECT fetch_id, partition_date, complete, error, started_at, quarantined FROM fetch_runs
             WHERE source = %s AND partition_date = %s {'AND complete' if complete_only else ''}
             ORDER BY fetch_id DESC LIMIT 1""", (source_name, partition_date)).fetchone()
     if run is None:
         return None
-    fetch_id, day, complete, error, started_at = run
+    fetch_id, day, complete, error, started_at, quarantined = run
     items = [
         (raw_id, RawPosting(source=source_name, external_id=external_id, format=format_, payload=payload,
                             url=url, fetched_at=first_fetched_at))
@@ -215,7 +241,7 @@ def load_snapshot(conn: psycopg.Connection, source_name: str, partition_date: da
                WHERE i.fetch_id = %s ORDER BY r.raw_id""", (fetch_id,))
     ]
     return Snapshot(fetch_id=fetch_id, source=source_name, partition_date=day, complete=complete, error=error,
-                    started_at=started_at, items=items)
+                    started_at=started_at, items=items, quarantined=quarantined)
 
 
 def run_source(conn: psycopg.Connection, config: SourceConfig, partition_date: date | str, *,

@@ -73,8 +73,8 @@ def test_quarantine_keeps_raw_reference_and_errors(db):
     result = ValidationResult(valid=[_posting("ok")], rejected=[Rejection("x", rid, ["extract_error: KeyError: 'title'"], "s", 5)])
     write_normalized(db, "s", DAY, result, dagster_run_id="run-3")
     (q,) = load_quarantine(db, "s", DAY)
-    assert q == {"external_id": "x", "raw_id": rid, "fetch_id": 5, "failed_checks": ["extract_error: KeyError: 'title'"],
-                 "dagster_run_id": "run-3"}
+    assert q == {"stage": "normalize", "position": None, "external_id": "x", "raw_id": rid, "fetch_id": 5,
+                 "failed_checks": ["extract_error: KeyError: 'title'"], "raw_text": None, "dagster_run_id": "run-3"}
 
 
 def test_duplicate_external_ids_stored_once(db):

@@ -37,22 +37,83 @@ def test_gbk_csv_with_mapping_and_extra_columns(tmp_path: Path, encoding: str) -
 
 def test_wrong_encoding_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "jobs.csv").write_bytes(GBK_ROWS.encode("gbk"))
-    with pytest.raises(SourcesFileError, match=r"source 'cn': encoding: jobs.csv is not valid utf-8 text .*set 'encoding'"):
+    with pytest.raises(SourcesFileError, match=r"source 'cn': encoding: jobs.csv: the header line is not valid utf-8 text .*set 'encoding'"):
         make_config("cn", "file", tmp_path, path="jobs.csv", fields={"external_id": "编号"})
 
 
-def test_jsonl_bad_lines_and_missing_ids_are_reported(tmp_path: Path) -> None:
+def test_jsonl_bad_lines_are_quarantined_and_the_rest_loads(tmp_path: Path) -> None:
     lines = [json.dumps({"id": "a", "title": "One", "origin": "x"}), "{not json", json.dumps({"title": "no id"}),
-             "", json.dumps({"id": 7, "title": "Seven", "location": ["Paris", "Lyon"]})]
+             "", "[1, 2]", json.dumps({"id": 7, "title": "Seven", "location": ["Paris", "Lyon"]})]
     (tmp_path / "p.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result = fetch_source(make_config("f", "file", tmp_path, path="p.jsonl"))
     assert [p.external_id for p in result.postings] == ["a", "7"]
-    assert not result.complete
-    assert result.error.startswith("2 page(s) failed: p.jsonl line 2: not JSON")
+    assert result.complete and result.error is None          # the listing was read to the end
+    assert [(q.position, q.reason.split(" (")[0], q.raw) for q in result.quarantined] == [
+        ("p.jsonl line 2", "not JSON", "{not json"),
+        ("p.jsonl line 3", "no value in the external_id column 'id'", '{"title": "no id"}'),
+        ("p.jsonl line 5", "expected a JSON object, got list", "[1, 2]"),
+    ]
     auto = extract("file", result.postings[0].payload)       # no mapping: same-named columns, id -> external_id
     assert auto.title == "One" and auto.extra == {"origin": "x"}
     seven = extract("file", result.postings[1].payload)
     assert seven.location == "Paris" and seven.locations == ["Lyon"]
+
+
+def test_an_undecodable_line_is_quarantined_with_its_bytes(tmp_path: Path) -> None:
+    good = [json.dumps({"id": i, "title": f"职位{i}"}, ensure_ascii=False).encode() for i in range(5)]
+    broken = '{"id": 99, "title": "数'.encode() + "据".encode()[:2] + b'"}'   # a cut character
+    (tmp_path / "p.jsonl").write_bytes(b"\n".join(good[:2] + [broken] + good[2:]) + b"\n")
+    result = fetch_source(make_config("f", "file", tmp_path, path="p.jsonl"))
+    assert result.complete and [p.external_id for p in result.postings] == ["0", "1", "2", "3", "4"]
+    (q,) = result.quarantined
+    assert q.position == "p.jsonl line 3" and q.reason.startswith("not valid utf-8 text (")
+    assert q.raw == '{"id": 99, "title": "数\\xe6\\x8d"}'      # the bytes are kept, escaped
+
+
+def test_a_file_in_another_encoding_is_one_error(tmp_path: Path) -> None:
+    rows = "".join(json.dumps({"id": i, "title": f"数据工程师{i}"}, ensure_ascii=False) + "\n" for i in range(4))
+    text = '{"id": "en", "title": "Ops"}\n' + rows
+    (tmp_path / "p.jsonl").write_bytes(text.encode("gbk"))
+    with pytest.raises(SourcesFileError, match=r"encoding: p.jsonl: not valid utf-8 text \(4 of 4 lines"):
+        make_config("f", "file", tmp_path, path="p.jsonl", fields={"external_id": "id"})
+    (tmp_path / "p.jsonl").write_bytes(text.encode("utf-8"))
+    config = make_config("f", "file", tmp_path, path="p.jsonl", fields={"external_id": "id"})
+    (tmp_path / "p.jsonl").write_bytes(text.encode("gbk"))      # tonight's drop came in another encoding
+    result = fetch_source(config)
+    assert not result.complete
+    assert result.error.endswith("not valid utf-8 text (4 of 4 lines with non-ASCII bytes do not decode, first line 2); "
+                                 "set 'encoding' in the sources file")
+
+
+def test_csv_rows_without_id_shifted_or_undecodable_are_quarantined(tmp_path: Path) -> None:
+    text = ("编号,职位,城市\n"
+            "c-1,Java开发,北京\n"
+            ",测试,深圳\n"
+            "c-3,\"多行\n描述\",上海\n"
+            "c-4,运维,杭州,额外,更多\n"
+            "c-5,前端,广州,\n").encode("gb18030")
+    text = text.replace("广州".encode("gb18030"), "广州".encode("gb18030")[:3])   # a cut character on line 7
+    (tmp_path / "jobs.csv").write_bytes(text)
+    config = make_config("cn", "file", tmp_path, path="jobs.csv", encoding="gb18030",
+                         fields={"external_id": "编号", "title": "职位", "location": "城市"})
+    result = fetch_source(config)
+    assert result.complete
+    assert [(p.external_id, p.payload["title"]) for p in result.postings] == [("c-1", "Java开发"), ("c-3", "多行\n描述")]
+    assert [(q.position, q.reason.split(" (")[0]) for q in result.quarantined] == [
+        ("jobs.csv line 3", "no value in the external_id column '编号'"),
+        ("jobs.csv line 6", "5 values for 3 columns"),
+        ("jobs.csv line 7", "not valid gb18030 text"),
+    ]
+    assert result.quarantined[1].raw == "c-4,运维,杭州,额外,更多"
+
+
+def test_a_mapped_column_missing_from_a_new_file_fails_the_fetch(tmp_path: Path) -> None:
+    (tmp_path / "jobs.csv").write_text("id,title\n1,x\n", encoding="utf-8")
+    config = make_config("f", "file", tmp_path, path="jobs.csv", fields={"external_id": "id", "title": "title"})
+    (tmp_path / "jobs.csv").write_text("id,name\n1,x\n", encoding="utf-8")     # tonight's drop renamed a column
+    result = fetch_source(config)
+    assert not result.complete and result.postings == []
+    assert result.error == "fields.title: column 'title' is not in jobs.csv (its columns: id, name)"
 
 
 def test_utf8_bom_is_tolerated(tmp_path: Path) -> None:

@@ -41,7 +41,7 @@ def raw_postings(
                 )
             return MaterializeResult(
                 metadata={"replayed": True, "fetch_id": snapshot.fetch_id, "postings": len(snapshot.items),
-                          "complete": snapshot.complete}
+                          "complete": snapshot.complete, "quarantined": snapshot.quarantined}
             )
         config = sources.get(source_name)
         try:
@@ -57,6 +57,10 @@ def raw_postings(
             "fetch_id": summary.fetch_id,
             "requests": getattr(summary, "requests", 0),
             "not_modified": getattr(summary, "not_modified", 0),
+            # listed items that were not postings: rows of ``quarantine`` with stage 'fetch'
+            "quarantined": summary.quarantined,
+            **({"quarantine_sample": MetadataValue.json(list(summary.quarantine_sample))}
+               if summary.quarantine_sample else {}),
         }
     )
 

@@ -33,9 +33,10 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 
     def parse(response: Response) -> PageOutput:
         jobs = expect(json_body(response), "jobs", response, "a 'jobs' list")
-        return PageOutput(tuple(
-            session.posting(job["id"], with_company(job, company), as_text(job.get("jobUrl")))
-            for job in jobs if isinstance(job, dict) and job.get("id") and job.get("isListed", True) is not False))
+        listed = [job for job in jobs if not (isinstance(job, dict) and job.get("isListed", True) is False)]
+        postings, bad = session.postings_of(listed, response.url, "id", payload=lambda job: with_company(job, company),
+                                            url=lambda job: as_text(job.get("jobUrl")))
+        return PageOutput(postings, quarantined=bad)
 
     yield from session.page(listing_url(session.spec(Config)), parse).postings
 

@@ -41,9 +41,9 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 
     def parse(response: Response) -> PageOutput:
         positions = expect(json_body(response), None, response, "a JSON array of positions")
-        return PageOutput(tuple(
-            session.posting(p["uid"], with_company(p, company), _url(p))
-            for p in positions if isinstance(p, dict) and as_text(p.get("uid"))))
+        postings, bad = session.postings_of(positions, response.url, "uid", payload=lambda p: with_company(p, company),
+                                            url=_url)
+        return PageOutput(postings, quarantined=bad)
 
     yield from session.page(listing_url(session.spec(Config)), parse).postings
 

@@ -10,6 +10,7 @@ import codecs
 import csv
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -18,6 +19,7 @@ from pydantic import PlainValidator, model_validator
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.kinds._common import as_text
+from jobpipe.sources.result import Quarantined
 from jobpipe.sources.options import POSTING_FIELD_NAMES, Encoding, ReadablePath, SourceConfig, choice, problem
 from jobpipe.sources.session import SourceSession
 
@@ -76,26 +78,22 @@ class Config(SourceConfig):
 
 def file_columns(path: Path, fmt: str, encoding: str, sample: int | None = KEY_SAMPLE_LINES) -> tuple[list[str], bool]:
     """The columns of a CSV (its header), or the keys of a JSONL file's first ``sample`` lines
-    (None: all); ``complete`` says whether every line was read."""
+    (None: all); ``complete`` says whether every line was read. Lines that do not decode or
+    parse are skipped here (the fetch quarantines them); a file in another encoding raises."""
+    lines = _Lines(path, encoding)
     try:
-        with open(path, encoding=_codec(encoding), newline="" if fmt == "csv" else "\n", errors="strict") as handle:
-            if fmt == "csv":
-                header = next(csv.reader(handle), [])
-                return [c for c in header], True
-            keys: dict[str, None] = {}
-            for number, line in enumerate(handle):
-                if sample is not None and number >= sample:
-                    return list(keys), False
-                try:
-                    row = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(row, dict):
-                    keys.update(dict.fromkeys(row))
-            return list(keys), True
-    except UnicodeDecodeError as exc:
-        raise PayloadError(f"{path.name} is not valid {encoding} text ({exc.reason} at byte {exc.start}); "
-                           "set 'encoding' in the sources file") from None
+        if fmt == "csv":
+            for _, row, _, _ in _csv_rows(lines, path.name, None, header_only=True):
+                return list(row or {}), True
+            return [], True
+        keys: dict[str, None] = {}
+        for _, row, _, _ in _jsonl_rows(lines, path.name):
+            if row is not None:
+                keys.update(dict.fromkeys(row))
+            if sample is not None and lines.read >= sample:
+                return list(keys), False
+        lines.check_encoding()
+        return list(keys), True
     except OSError as exc:
         raise PayloadError(f"cannot read {str(path)!r} ({exc.strerror or exc})") from None
 
@@ -120,22 +118,130 @@ def _codec(encoding: str) -> str:
     return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
 
 
-def _rows(path: Path, fmt: str, encoding: str) -> Iterator[tuple[int, Any]]:
-    if codecs.lookup(encoding).name == "utf-8":
-        encoding = "utf-8-sig"  # tolerate a BOM (Excel exports)
-    # csv wants newline=""; JSONL lines end at "\n" only (U+2028 or a stray "\r" is content)
-    with open(path, encoding=encoding, newline="" if fmt == "csv" else "\n") as handle:
-        if fmt == "csv":
-            for number, row in enumerate(csv.DictReader(handle), start=2):
-                yield number, {k: (v if v != "" else None) for k, v in row.items() if k is not None}
-            return
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
+@dataclass
+class _Line:
+    number: int
+    text: str
+    problem: str | None = None     # why the bytes did not decode (the text then has \xNN escapes)
+
+
+class _Lines:
+    """A file's physical lines, each decoded on its own, so one damaged line costs that line.
+
+    UTF-16 and UTF-32 have no byte-level line breaks: such files are decoded whole. A file whose
+    non-ASCII lines mostly fail to decode is in another encoding, which is one error for the
+    whole file (a person must set ``encoding``), not hundreds of quarantined lines.
+    """
+
+    def __init__(self, path: Path, encoding: str) -> None:
+        self.path = path
+        self.encoding = encoding
+        self.non_ascii = 0
+        self.read = 0
+        self.failed: list[_Line] = []
+
+    def __iter__(self) -> Iterator[_Line]:
+        codec = codecs.lookup(self.encoding).name
+        if codec.startswith(("utf-16", "utf-32")):
             try:
-                yield number, json.loads(line)
-            except ValueError as exc:
-                yield number, PayloadError(f"{path.name} line {number}: not JSON ({exc})")
+                text = self.path.read_text(encoding=self.encoding)
+            except UnicodeDecodeError as exc:
+                raise self._error(f"{exc.reason} at byte {exc.start}") from None
+            for number, line in enumerate(text.split("\n"), start=1):
+                yield _Line(number, line + "\n")
+            return
+        with open(self.path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                self.read = number
+                if number == 1 and codec == "utf-8" and raw.startswith(codecs.BOM_UTF8):
+                    raw = raw[len(codecs.BOM_UTF8):]   # Excel exports
+                if raw.isascii():
+                    yield _Line(number, raw.decode("ascii"))
+                    continue
+                self.non_ascii += 1
+                try:
+                    yield _Line(number, raw.decode(self.encoding))
+                except UnicodeDecodeError as exc:
+                    line = _Line(number, raw.decode(self.encoding, "backslashreplace"),
+                                 f"not valid {self.encoding} text ({exc.reason} at byte {exc.start} of the line)")
+                    self.failed.append(line)
+                    yield line
+
+    def check_encoding(self) -> None:
+        """Raise when the failures say the whole file is in another encoding."""
+        if len(self.failed) >= 2 and len(self.failed) * 2 > self.non_ascii:
+            first = self.failed[0]
+            raise self._error(f"{len(self.failed)} of {self.non_ascii} lines with non-ASCII bytes do not decode, "
+                              f"first line {first.number}")
+
+    def _error(self, detail: str) -> PayloadError:
+        return PayloadError(f"{self.path.name}: not valid {self.encoding} text ({detail}); set 'encoding' in the sources file")
+
+
+Row = tuple[str, dict[str, Any] | None, str, str | None]   # (position, row or None, raw text, problem)
+
+
+def _jsonl_rows(lines: _Lines, name: str) -> Iterator[Row]:
+    for line in lines:
+        if not line.text.strip():
+            continue
+        position, raw = f"{name} line {line.number}", line.text.rstrip("\r\n")
+        if line.problem:
+            yield position, None, raw, line.problem
+            continue
+        try:
+            row = json.loads(line.text)
+        except ValueError as exc:
+            yield position, None, raw, f"not JSON ({exc})"
+            continue
+        if not isinstance(row, dict):
+            yield position, None, raw, f"expected a JSON object, got {type(row).__name__}"
+            continue
+        yield position, row, raw, None
+
+
+def _csv_rows(lines: _Lines, name: str, mapping: dict[str, str] | None, *, header_only: bool = False) -> Iterator[Row]:
+    """Rows as dicts; a record spanning lines (a quoted newline) is one row, at its first line.
+    ``header_only``: yield the header (as a row of column -> column) and stop."""
+    pending: list[_Line] = []
+
+    def feed() -> Iterator[str]:
+        for line in lines:
+            pending.append(line)
+            yield line.text
+
+    reader = csv.reader(feed())
+    header: list[str] | None = None
+    for values in reader:
+        record, pending[:] = list(pending), []
+        if header is None:
+            bad = next((line for line in record if line.problem), None)
+            if bad is not None:
+                raise PayloadError(f"{name}: the header line is {bad.problem}; set 'encoding' in the sources file")
+            header = values
+            if header_only:
+                yield f"{name} line 1", dict(zip(header, header)), "", None
+                return
+            missing = missing_columns(mapping, header, name)
+            if missing:
+                key, text = missing[0]
+                raise PayloadError(f"{key}: {text}")
+            continue
+        if not values:
+            continue   # a blank line
+        position = f"{name} line {record[0].number}" if record else f"{name} line {reader.line_num}"
+        raw = "".join(line.text for line in record).rstrip("\r\n")
+        problem = next((line.problem for line in record if line.problem), None)
+        if problem:
+            yield position, None, raw, problem
+            continue
+        extra = values[len(header):]
+        if any(v.strip() for v in extra):
+            yield position, None, raw, (f"{len(values)} values for {len(header)} columns (shifted or unquoted "
+                                        "separator): not loaded, so no value lands in the wrong field")
+            continue
+        row = {column: (values[i] if i < len(values) and values[i] != "" else None) for i, column in enumerate(header)}
+        yield position, row, raw, None
 
 
 def _auto_mapping(row: dict[str, Any]) -> dict[str, str]:
@@ -149,15 +255,16 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
     config = session.spec(Config)
     path = Path(config.path)
     mapping = config.fields
+    seen_keys: set[str] = set()
     try:
         session.stats.add(bytes=path.stat().st_size)
-        for number, row in _rows(path, config.format, config.encoding):
-            if isinstance(row, Exception):
-                session.page_failed(row)
+        lines = _Lines(path, config.encoding)
+        rows = _csv_rows(lines, path.name, mapping) if config.format == "csv" else _jsonl_rows(lines, path.name)
+        for position, row, raw, problem in rows:
+            if row is None:
+                session.quarantine(Quarantined(position, problem or "unreadable", raw))
                 continue
-            if not isinstance(row, dict):
-                session.page_failed(PayloadError(f"{path.name} line {number}: expected an object"))
-                continue
+            seen_keys.update(row)
             fields = mapping or _auto_mapping(row)
             payload: dict[str, Any] = {target: row.get(column) for target, column in fields.items()}
             mapped_columns = set(fields.values())
@@ -166,16 +273,17 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
                 payload["extra"] = extra
             ident = as_text(payload.get("external_id"))
             if ident is None:
-                session.page_failed(PayloadError(
-                    f"{path.name} {'row' if config.format == 'csv' else 'line'} {number}: no value in "
-                    f"external_id column {fields.get('external_id', 'id')!r}"))
+                column = fields.get("external_id", "id")
+                session.quarantine(Quarantined(position, f"no value in the external_id column {column!r}", raw))
                 continue
             yield session.posting(ident, payload, as_text(payload.get("url")))
-    except UnicodeDecodeError as exc:
-        raise PayloadError(f"{path}: not valid {config.encoding} text ({exc.reason} at byte {exc.start}); "
-                           "set 'encoding' in the sources file") from None
+        lines.check_encoding()
     except OSError as exc:
         raise PayloadError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if config.format == "jsonl" and mapping and seen_keys:
+        missing = missing_columns(mapping, sorted(seen_keys), path.name)
+        if missing:
+            raise PayloadError("; ".join(f"{key}: {text}" for key, text in missing))
 
 
 _SCALARS = {"title", "company", "location", "remote_hint", "salary_text", "description", "url", "department",

@@ -35,9 +35,9 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 
     def parse(response: Response) -> PageOutput:
         jobs = expect(json_body(response), "jobs", response, "a 'jobs' list")
-        return PageOutput(tuple(
-            session.posting(job["id"], with_company(job, company), as_text(job.get("absolute_url")))
-            for job in jobs if isinstance(job, dict) and job.get("id") is not None))
+        postings, bad = session.postings_of(jobs, response.url, "id", payload=lambda job: with_company(job, company),
+                                            url=lambda job: as_text(job.get("absolute_url")))
+        return PageOutput(postings, quarantined=bad)
 
     yield from session.page(listing_url(session.spec(Config)), parse).postings
 

@@ -18,7 +18,7 @@ from jobpipe.sources.kinds._common import as_text, join_parts, unique
 from jobpipe.sources.options import Count, Regex, Selector, SourceConfig, Url
 from jobpipe.sources.kinds.crawl import crawl
 from jobpipe.sources.ldjson import decode_html, find_job_postings, identifier_of, json_ld_blocks
-from jobpipe.sources.result import PageOutput
+from jobpipe.sources.result import PageOutput, Quarantined
 from jobpipe.sources.session import SourceSession
 
 
@@ -88,10 +88,14 @@ def page_links(response: Response, text: str, follow: Any, next_selector: str | 
     return links, nexts
 
 
-def postings_on_page(session: SourceSession, url: str, text: str) -> list[RawPosting]:
+def postings_on_page(session: SourceSession, url: str, text: str) -> tuple[list[RawPosting], list[Quarantined]]:
+    """The page's JobPostings, and its broken JSON-LD blocks that look like one (quarantined
+    whole, so the other postings of the page still load)."""
     blocks, broken = json_ld_blocks(text)
-    if broken:
-        session.warn(f"{url}: {broken} JSON-LD block(s) could not be parsed")
+    bad = [Quarantined(f"{url} JSON-LD block", f"a JobPosting block that cannot be parsed ({error})", body)
+           for body, error in broken if "jobposting" in body.lower()]
+    if len(broken) > len(bad):
+        session.warn(f"{url}: {len(broken) - len(bad)} JSON-LD block(s) could not be parsed (no JobPosting in them)")
     found = find_job_postings(blocks)
     out = []
     for index, posting in enumerate(found):
@@ -99,7 +103,7 @@ def postings_on_page(session: SourceSession, url: str, text: str) -> list[RawPos
         if ident is None:
             ident = url if len(found) == 1 else f"{url}#{index + 1}"
         out.append(session.posting(ident, posting, as_text(posting.get("url")) if _is_url(posting.get("url")) else url))
-    return out
+    return out, bad
 
 
 def _is_url(value: Any) -> bool:
@@ -132,11 +136,13 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
     def parse_listing(response: Response) -> PageOutput:
         text = decode_html(response.content, response.encoding)
         links, nexts = page_links(response, text, follow, next_selector)
-        return PageOutput(tuple(postings_on_page(session, response.url, text)), tuple(links), tuple(nexts))
+        postings, bad = postings_on_page(session, response.url, text)
+        return PageOutput(tuple(postings), tuple(links), tuple(nexts), tuple(bad))
 
     def parse_detail(response: Response) -> PageOutput:
         text = decode_html(response.content, response.encoding)
-        return PageOutput(tuple(postings_on_page(session, _requested(response), text)))
+        postings, bad = postings_on_page(session, _requested(response), text)
+        return PageOutput(tuple(postings), quarantined=tuple(bad))
 
     start = config.start_url
     listing_parser = _sitemap(session, follow) if urlsplit(start).path.lower().endswith(".xml") else parse_listing

@@ -45,12 +45,12 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 
         def parse(response: Response, skip: int = skip) -> PageOutput:
             items = expect(json_body(response), None, response, "a JSON array of postings")
-            postings = tuple(session.posting(p["id"], with_company(p, company), as_text(p.get("hostedUrl")))
-                             for p in items if isinstance(p, dict) and p.get("id"))
+            postings, bad = session.postings_of(items, response.url, "id", payload=lambda p: with_company(p, company),
+                                                url=lambda p: as_text(p.get("hostedUrl")))
             # a short page ends the listing; a page longer than asked means the server ignores
             # paging and just sent everything
             more = (page_url(config, skip + limit),) if len(items) == limit else ()
-            return PageOutput(postings, next_links=more)
+            return PageOutput(postings, next_links=more, quarantined=bad)
 
         out = session.page(url, parse)
         if out.postings:

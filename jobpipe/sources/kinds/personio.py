@@ -62,13 +62,10 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
             raise PayloadError(f"GET {response.url}: not XML ({exc})") from None
         if root is None:
             raise PayloadError(f"GET {response.url}: empty XML document")
-        postings = []
-        for position in root.iter("position"):
-            data = element_to_value(position)
-            if isinstance(data, dict) and data.get("id"):
-                postings.append(session.posting(data["id"], with_company(data, company),
-                                                f"{base}/job/{quote(str(data['id']), safe='')}"))
-        return PageOutput(tuple(postings))
+        items = [element_to_value(position) for position in root.iter("position")]
+        postings, bad = session.postings_of(items, response.url, "id", payload=lambda d: with_company(d, company),
+                                            url=lambda d: f"{base}/job/{quote(str(d['id']), safe='')}")
+        return PageOutput(postings, quarantined=bad)
 
     yield from session.page(f"{base}/xml?language={quote(config.language, safe='')}", parse).postings
 

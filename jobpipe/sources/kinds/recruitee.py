@@ -28,9 +28,9 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
 
     def parse(response: Response) -> PageOutput:
         offers = expect(json_body(response), "offers", response, "an 'offers' list")
-        return PageOutput(tuple(
-            session.posting(o["id"], with_company(o, company), as_text(o.get("careers_url")))
-            for o in offers if isinstance(o, dict) and o.get("id") is not None))
+        postings, bad = session.postings_of(offers, response.url, "id", payload=lambda o: with_company(o, company),
+                                            url=lambda o: as_text(o.get("careers_url")))
+        return PageOutput(postings, quarantined=bad)
 
     yield from session.page(f"{session.spec(Config).base_url}/api/offers/", parse).postings
 

@@ -36,9 +36,9 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
         data = json_body(response)
         items = expect(data, "items", response, "a JSON Feed 'items' list")
         following = as_text(data.get("next_url")) if isinstance(data, dict) else None
-        return PageOutput(tuple(session.posting(i["id"], with_company(i, company), as_text(i.get("url")))
-                                for i in items if isinstance(i, dict) and i.get("id")),
-                          next_links=(following,) if following else ())
+        postings, bad = session.postings_of(items, response.url, "id", payload=lambda i: with_company(i, company),
+                                            url=lambda i: as_text(i.get("url")))
+        return PageOutput(postings, next_links=(following,) if following else (), quarantined=bad)
 
     for _ in range(MAX_PAGES):
         if url is None or url in seen:

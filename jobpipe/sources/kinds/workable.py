@@ -34,9 +34,10 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
         jobs = expect(data, "jobs", response, "a 'jobs' list")
         # The account name lives on the listing, not on each job: carry it as ``_company``.
         company = session.spec(Config).company_name or (as_text(data.get("name")) if isinstance(data, dict) else None)
-        return PageOutput(tuple(
-            session.posting(job["shortcode"], with_company(job, company), as_text(job.get("url")))
-            for job in jobs if isinstance(job, dict) and job.get("shortcode")))
+        postings, bad = session.postings_of(jobs, response.url, "shortcode",
+                                            payload=lambda job: with_company(job, company),
+                                            url=lambda job: as_text(job.get("url")))
+        return PageOutput(postings, quarantined=bad)
 
     yield from session.page(listing_url(session.spec(Config)), parse).postings
 
