@@ -141,7 +141,10 @@ CREATE TABLE public.fetch_runs (
     bytes_received bigint DEFAULT 0 NOT NULL,
     postings_seen integer DEFAULT 0 NOT NULL,
     dagster_run_id text,
-    quarantined integer DEFAULT 0 NOT NULL
+    quarantined integer DEFAULT 0 NOT NULL,
+    listing_total integer,
+    listing_doubts jsonb DEFAULT '[]'::jsonb NOT NULL,
+    ends_on_page_boundary boolean DEFAULT false NOT NULL
 );
 
 --
@@ -174,7 +177,9 @@ CREATE TABLE public.http_cache (
     raw_ids bigint[] DEFAULT '{}'::bigint[] NOT NULL,
     links text[] DEFAULT '{}'::text[] NOT NULL,
     next_links text[] DEFAULT '{}'::text[] NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    items integer,
+    total integer
 );
 
 --

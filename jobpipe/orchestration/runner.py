@@ -34,6 +34,7 @@ class SourceSummary:
     ok: bool = True
     error: str | None = None
     checks_failed: list[str] = field(default_factory=list)
+    unconfirmed: str | None = None   # why the listing was not trusted to close anything
 
 
 @dataclass
@@ -66,7 +67,7 @@ class RunSummary:
             "totals": self.totals,
             "sources": {
                 name: {**{k: getattr(s, k) for k in COUNT_KEYS}, "complete": s.complete, "ok": s.ok,
-                       "error": s.error, "checks_failed": s.checks_failed}
+                       "error": s.error, "checks_failed": s.checks_failed, "listing_unconfirmed": s.unconfirmed}
                 for name, s in self.sources.items()
             },
             "embedding_model": self.model,
@@ -186,9 +187,12 @@ def run_pipeline(
                 closed=int(cur.get("closed", 0)), complete=bool(raw.get("complete", False)),
                 ok=result.success, error=None if result.success else _failure_text(result),
                 checks_failed=_failed_checks(result),
+                unconfirmed=None if cur.get("listing_confirmed", True) else str(cur.get("close_reason")),
             )
             summary.sources[config.name] = s
             status = "ok" if s.ok else f"FAILED: {s.error}"
+            if s.unconfirmed:
+                status += f"; {s.unconfirmed}"
             say(f"[{i}/{len(configs)}] {config.name}: fetched {s.fetched}, inserted {s.inserted}, "
                 f"updated {s.updated}, unchanged {s.unchanged}, rejected {s.rejected}, closed {s.closed} ({status})")
 
@@ -237,6 +241,8 @@ def format_summary(summary: RunSummary) -> str:
     lines.append("source".ljust(name_w) + "".join(c.rjust(10) for c in cols) + "  status")
     for name, s in summary.sources.items():
         status = "ok" + ("" if s.complete else " (incomplete listing)") if s.ok else f"FAILED: {s.error}"
+        if s.unconfirmed:
+            status += f"; {s.unconfirmed}"
         if s.checks_failed:
             status += "; failed checks: " + ", ".join(s.checks_failed)
         lines.append(name.ljust(name_w) + "".join(str(getattr(s, c)).rjust(10) for c in cols) + "  " + status)

@@ -63,6 +63,9 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
     if session.quarantined:
         session.warn(f"{len(session.quarantined)} listed item(s) quarantined (not postings): first "
                      f"{session.quarantined[0].position}: {session.quarantined[0].reason}")
+    if error is None and session.listing.doubts:
+        session.warn("listing UNCONFIRMED: " + "; ".join(session.listing.doubts)
+                     + " (postings missing from it stay open until a listing confirms their absence)")
     postings, duplicates = _dedupe(postings)
     if duplicates:
         session.warn(f"{duplicates} duplicate posting(s) by external id: kept one each")
@@ -71,6 +74,7 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
         source=config.name, kind=config.kind, postings=postings,
         complete=error is None and not session.truncated, error=error,
         requests=stats.requests, not_modified=stats.not_modified, bytes=stats.bytes, retries=stats.retries,
-        pages=session.pages, warnings=session.warnings, quarantined=session.quarantined, started_at=started,
+        pages=session.pages, warnings=session.warnings, quarantined=session.quarantined, listing=session.listing,
+        started_at=started,
         finished_at=datetime.now(timezone.utc),
     )

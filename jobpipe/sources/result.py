@@ -32,6 +32,8 @@ class PageOutput:
     links: tuple[str, ...] = ()         # detail pages (or further items) to fetch
     next_links: tuple[str, ...] = ()    # further listing pages (pagination, nested sitemaps)
     quarantined: tuple[Quarantined, ...] = ()   # items of the page that are not postings
+    items: int | None = None            # items the page listed (postings, quarantined, skipped), when paged
+    total: int | None = None            # the listing's total count, when the page states one
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,26 @@ class CachedPage:
 #: Per-source memory of previous fetches: URL -> cached page. Loaded from ``http_cache``
 #: by ``run_source``; tests may build one by hand.
 FetchState = dict[str, CachedPage]
+
+
+@dataclass
+class ListingShape:
+    """What a listing's pages looked like: the facts that decide whether it can be trusted to
+    say which postings are gone (see ``jobpipe.store.closing``)."""
+
+    pages: int = 0
+    total: int | None = None              # the count the source said it lists
+    doubts: list[str] = field(default_factory=list)   # reasons to doubt it is the whole listing
+    on_boundary: bool = False             # it ended on an empty page
+
+    def record(self, *, pages: int, total: int | None, doubts: list[str], on_boundary: bool) -> None:
+        self.pages += pages
+        self.total = total if total is not None else self.total
+        self.doubts.extend(doubts)
+        self.on_boundary = self.on_boundary or on_boundary
+
+    def doubt(self, reason: str) -> None:
+        self.doubts.append(reason)
 
 
 @dataclass
@@ -69,6 +91,7 @@ class FetchResult:
     pages: dict[str, CachedPage] = field(default_factory=dict)   # validators to remember
     warnings: list[str] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
+    listing: ListingShape = field(default_factory=ListingShape)
     started_at: datetime | None = None
     finished_at: datetime | None = None
 

@@ -18,7 +18,7 @@ from jobpipe.models import RawPosting
 from jobpipe.sources.options import SourceConfig
 from jobpipe.sources.errors import FetchError, HttpError, PayloadError
 from jobpipe.sources.http import PoliteClient, RequestStats, Response
-from jobpipe.sources.result import CachedPage, FetchState, PageOutput, Quarantined
+from jobpipe.sources.result import CachedPage, FetchState, ListingShape, PageOutput, Quarantined
 
 log = logging.getLogger("jobpipe.sources")
 
@@ -40,6 +40,7 @@ class SourceSession:
         self.gone: list[str] = []        # detail pages answering 404/410: withdrawn postings
         self.truncated = False           # a page bound was reached with pages left unvisited
         self.quarantined: list[Quarantined] = []   # listed items that are not postings
+        self.listing = ListingShape()    # what the listing's pages looked like (paged kinds)
 
     def spec(self, model: type[C]) -> C:
         """This source's options, typed as its kind's ``Config`` model."""
@@ -58,6 +59,15 @@ class SourceSession:
     def page_gone(self, url: str) -> None:
         log.info("source %r: %s is gone (404/410): skipped", self.config.name, url)
         self.gone.append(url)
+
+    def stated_total(self, total: Any, listed: int, what: str = "postings") -> None:
+        """A one-page listing that states its count (Greenhouse ``meta.total``): a count that
+        disagrees with the items listed makes the listing doubtful."""
+        if isinstance(total, bool) or not isinstance(total, int):
+            return
+        self.listing.total = total
+        if total != listed:
+            self.listing.doubt(f"the listing says {total} {what}, but it lists {listed}")
 
     def quarantine(self, item: Quarantined) -> None:
         log.warning("source %r: %s quarantined: %s", self.config.name, item.position, item.reason)

@@ -43,6 +43,7 @@ class FetchSummary:
     warnings: tuple[str, ...] = ()
     quarantined: int = 0        # listed items that were not postings (rows in ``quarantine``)
     quarantine_sample: tuple[str, ...] = ()   # "position: reason" of the first few
+    listing_doubts: tuple[str, ...] = ()      # why the listing may be short (it then closes nothing)
 
 
 @dataclass(frozen=True)
@@ -87,11 +88,11 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
         fetch_id = conn.execute(
             """INSERT INTO fetch_runs (source, partition_date, kind, started_at, finished_at, complete, error,
                                        requests, not_modified, bytes_received, postings_seen, quarantined,
-                                       dagster_run_id)
-               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING fetch_id""",
+                                       listing_total, listing_doubts, ends_on_page_boundary, dagster_run_id)
+               VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING fetch_id""",
             (config.name, partition_date, config.kind, result.started_at or now, now, result.complete,
              result.error, result.requests, result.not_modified, result.bytes, len(rows), len(result.quarantined),
-             dagster_run_id),
+             result.listing.total, Jsonb(list(result.listing.doubts)), result.listing.on_boundary, dagster_run_id),
         ).fetchone()[0]  # type: ignore[index]
         _quarantine(conn, config.name, partition_date, fetch_id, result, dagster_run_id)
         ids: dict[tuple[str, str], int] = {}
@@ -106,7 +107,8 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
                            complete=result.complete, error=result.error, requests=result.requests,
                            not_modified=result.not_modified, bytes=result.bytes, warnings=tuple(result.warnings),
                            quarantined=len(result.quarantined),
-                           quarantine_sample=tuple(f"{q.position}: {q.reason}" for q in result.quarantined[:5]))
+                           quarantine_sample=tuple(f"{q.position}: {q.reason}" for q in result.quarantined[:5]),
+                           listing_doubts=tuple(result.listing.doubts))
     log.info("source %r: fetch %d recorded: %d postings, %d new payloads, complete=%s",
              config.name, fetch_id, summary.fetched, new_payloads, result.complete)
     return summary
@@ -185,24 +187,27 @@ def _remember_pages(conn: psycopg.Connection, config: SourceConfig, result: Fetc
             raw_ids.append(raw_id)
         else:
             rows.append((config.name, url, config.fingerprint, page.etag, page.last_modified, raw_ids,
-                         list(page.output.links), list(page.output.next_links)))
+                         list(page.output.links), list(page.output.next_links), page.output.items,
+                         page.output.total))
     if result.complete:
         conn.execute("DELETE FROM http_cache WHERE source = %s", (config.name,))
     if rows:
         with conn.cursor() as cur:
             cur.executemany(
-                """INSERT INTO http_cache (source, url, config_hash, etag, last_modified, raw_ids, links, next_links)
-                   VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+                """INSERT INTO http_cache (source, url, config_hash, etag, last_modified, raw_ids, links, next_links,
+                                          items, total)
+                   VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                    ON CONFLICT (source, url) DO UPDATE SET config_hash = EXCLUDED.config_hash, etag = EXCLUDED.etag,
                        last_modified = EXCLUDED.last_modified, raw_ids = EXCLUDED.raw_ids, links = EXCLUDED.links,
-                       next_links = EXCLUDED.next_links, updated_at = now()""",
+                       next_links = EXCLUDED.next_links, items = EXCLUDED.items, total = EXCLUDED.total,
+                       updated_at = now()""",
                 rows)
 
 
 def load_fetch_state(conn: psycopg.Connection, config: SourceConfig) -> FetchState:
     """The pages remembered for ``config`` (ignored when its kind or options changed since)."""
     pages = conn.execute(
-        """SELECT url, etag, last_modified, raw_ids, links, next_links FROM http_cache
+        """SELECT url, etag, last_modified, raw_ids, links, next_links, items, total FROM http_cache
            WHERE source = %s AND config_hash = %s""", (config.name, config.fingerprint)).fetchall()
     if not pages:
         return {}
@@ -215,10 +220,11 @@ def load_fetch_state(conn: psycopg.Connection, config: SourceConfig) -> FetchSta
                WHERE raw_id = ANY(%s)""", (wanted,))
     }
     state: FetchState = {}
-    for url, etag, last_modified, raw_ids, links, next_links in pages:
+    for url, etag, last_modified, raw_ids, links, next_links, items, total in pages:
         if all(r in postings for r in raw_ids):
             state[url] = CachedPage(url, etag, last_modified,
-                                    PageOutput(tuple(postings[r] for r in raw_ids), tuple(links), tuple(next_links)))
+                                    PageOutput(tuple(postings[r] for r in raw_ids), tuple(links), tuple(next_links),
+                                               items=items, total=total))
     return state
 
 

@@ -1,18 +1,32 @@
-"""Closing postings that vanished from a source's listing, behind a mass-deletion guard.
+"""Closing postings that vanished from a source's listing: when a listing may close anything,
+and the guard against mass closing.
 
 A source that returns half its listing (an API error page, a changed selector, pagination
-cut short) looks exactly like a source whose jobs were all filled. Closing is therefore
-only allowed on a listing known to be complete, and even then a run that would close more
-than ``max_share`` of the source's open postings is refused wholesale: it closes nothing
-and reports why, so the run fails a visible check instead of silently emptying search.
+cut short) looks exactly like a source whose jobs were all filled. So:
+
+1. only the latest day's listing, fetched without error, may close anything;
+2. a listing must be *confirmed*: its pages gave no reason to doubt it (``listing_doubts``:
+   an empty or short page in the middle, a total that disagrees with the postings seen), and
+   a listing that ended exactly on a page boundary is not shorter than the listing before it.
+   Postings missing from an unconfirmed listing stay open; the next listing that confirms
+   their absence closes them;
+3. even then, closing more than ``max_share`` of the source's open postings at once is
+   refused wholesale: nothing is closed and the reason is reported.
+
+``listing_verdict`` and ``close_decision`` are the rules as plain functions; ``close_vanished``
+reads what they need from the database and applies them.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 
 import psycopg
+
+log = logging.getLogger("jobpipe.store")
 
 _MISSING = """
 FROM jobs j
@@ -22,16 +36,70 @@ WHERE j.source = %(source)s AND j.closed_at IS NULL
 
 
 @dataclass(frozen=True)
+class Listing:
+    """What a fetch run saw, as far as closing cares."""
+
+    complete: bool                       # every page fetched without error, no page bound hit
+    listed: int                          # postings and quarantined items listed
+    doubts: tuple[str, ...] = ()         # reasons the pages gave to doubt the listing
+    on_page_boundary: bool = False       # it ended on an empty page
+    previous_listed: int | None = None   # the previous complete listing of the source, if any
+
+
+@dataclass(frozen=True)
+class Verdict:
+    confirmed: bool
+    reason: str = ""                     # why not, when not
+
+
+def listing_verdict(listing: Listing) -> Verdict:
+    """Whether a listing may be trusted to say which postings are gone."""
+    if not listing.complete:
+        return Verdict(False, "listing incomplete (a page failed or a page bound was reached)")
+    if listing.doubts:
+        return Verdict(False, "; ".join(listing.doubts))
+    if listing.on_page_boundary and listing.previous_listed is not None and listing.listed < listing.previous_listed:
+        return Verdict(False, f"the listing ended exactly on a page boundary with {listing.listed} postings, fewer "
+                              f"than the {listing.previous_listed} of the previous listing (the next page may "
+                              "have failed as an empty one)")
+    return Verdict(True)
+
+
+@dataclass(frozen=True)
+class CloseDecision:
+    close: bool
+    refused: bool = False                # the mass-closing guard tripped
+    reason: str = ""
+
+
+def close_decision(verdict: Verdict, *, would_close: int, open_before: int, max_share: float,
+                   source: str = "") -> CloseDecision:
+    if not verdict.confirmed:
+        return CloseDecision(False, False, f"listing UNCONFIRMED: {verdict.reason}; nothing closed"
+                                           + (f" ({would_close} missing postings stay open until a listing "
+                                              "confirms their absence)" if would_close else ""))
+    if would_close == 0:
+        return CloseDecision(False)
+    if would_close > max_share * open_before:
+        return CloseDecision(False, True,
+                             f"refused: {would_close} of {open_before} open postings of {source!r} are missing from "
+                             f"the listing ({would_close / open_before:.0%} > {max_share:.0%}); nothing closed")
+    return CloseDecision(True)
+
+
+@dataclass(frozen=True)
 class CloseResult:
     closed: int          # postings closed by this call
     would_close: int     # open postings absent from the listing
     refused: bool        # the guard tripped: nothing was closed
     reason: str = ""
     open_before: int = 0
+    confirmed: bool = True   # False: the listing was not trusted to close anything
+    considered: bool = True  # False: not the latest day's listing (a replay or backfill)
 
     def as_metadata(self) -> dict[str, object]:
         return {"closed": self.closed, "would_close": self.would_close, "refused": self.refused,
-                "reason": self.reason, "open_before": self.open_before}
+                "reason": self.reason, "open_before": self.open_before, "listing_confirmed": self.confirmed}
 
 
 def close_missing(
@@ -39,32 +107,58 @@ def close_missing(
     source: str,
     seen_external_ids: Iterable[str],
     *,
-    complete: bool,
+    complete: bool | None = None,
+    verdict: Verdict | None = None,
     max_share: float = 0.3,
 ) -> CloseResult:
-    """Close the open postings of ``source`` that the (complete) listing no longer contains.
+    """Close the open postings of ``source`` that a confirmed listing no longer contains.
 
-    Commits on success. Reopening is the upsert's job: a closed posting that is listed again
-    is reopened when it is upserted.
+    ``verdict`` (or, simpler, ``complete``) says whether the listing is trusted. Commits.
+    Reopening is the upsert's job: a closed posting that is listed again is reopened.
     """
+    if verdict is None:
+        verdict = Verdict(True) if complete else Verdict(False, "listing incomplete (a page failed or a page "
+                                                                "bound was reached)")
     params = {"source": source, "seen": sorted(set(seen_external_ids))}
     open_before = conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
                                (source,)).fetchone()[0]  # type: ignore[index]
     would_close = conn.execute("SELECT count(*) " + _MISSING, params).fetchone()[0]  # type: ignore[index]
-    if not complete:
-        result = CloseResult(0, would_close, False, "listing incomplete: nothing closed", open_before)
-    elif would_close == 0:
-        result = CloseResult(0, 0, False, "", open_before)
-    elif would_close > max_share * open_before:
-        result = CloseResult(
-            0, would_close, True,
-            f"refused: {would_close} of {open_before} open postings of {source!r} are missing from the "
-            f"listing ({would_close / open_before:.0%} > {max_share:.0%}); nothing closed",
-            open_before,
-        )
-    else:
-        cur = conn.execute("UPDATE jobs j SET closed_at = now() " + _MISSING.split("FROM jobs j", 1)[1], params)
-        result = CloseResult(cur.rowcount, would_close, False, "", open_before)
+    decision = close_decision(verdict, would_close=would_close, open_before=open_before, max_share=max_share,
+                              source=source)
+    closed = 0
+    if decision.close:
+        closed = conn.execute("UPDATE jobs j SET closed_at = now() " + _MISSING.split("FROM jobs j", 1)[1],
+                              params).rowcount
     if not conn.autocommit:
         conn.commit()
+    return CloseResult(closed, would_close, decision.refused, decision.reason, open_before, verdict.confirmed)
+
+
+def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, *, max_share: float = 0.3) -> CloseResult:
+    """Apply the closing rules to the source's fetch run of ``partition_date``.
+
+    Only the latest day fetched may close (a replay or backfill of a past day never does).
+    An unconfirmed listing is logged as a WARNING naming the source.
+    """
+    run = conn.execute(
+        """SELECT fetch_id, complete, postings_seen + quarantined, listing_doubts, ends_on_page_boundary
+           FROM fetch_runs WHERE source = %s AND partition_date = %s ORDER BY fetch_id DESC LIMIT 1""",
+        (source, partition_date)).fetchone()
+    latest = conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s", (source,)).fetchone()
+    if run is None or latest is None or latest[0] != partition_date:
+        return CloseResult(0, 0, False, "not the latest day's listing: nothing closed", considered=False)
+    fetch_id, complete, listed, doubts, on_boundary = run
+    previous = conn.execute(
+        """SELECT postings_seen + quarantined FROM fetch_runs
+           WHERE source = %s AND complete AND fetch_id < %s ORDER BY fetch_id DESC LIMIT 1""",
+        (source, fetch_id)).fetchone()
+    verdict = listing_verdict(Listing(complete=complete, listed=listed, doubts=tuple(doubts or ()),
+                                      on_page_boundary=on_boundary,
+                                      previous_listed=previous[0] if previous else None))
+    seen = [r[0] for r in conn.execute(
+        "SELECT r.external_id FROM fetch_run_items i JOIN raw_postings r USING (raw_id) WHERE i.fetch_id = %s",
+        (fetch_id,))]
+    result = close_missing(conn, source, seen, verdict=verdict, max_share=max_share)
+    if not verdict.confirmed:
+        log.warning("source %r: %s", source, result.reason)
     return result

@@ -120,20 +120,22 @@ def normalized_postings(
     deps=[normalized_postings],
     group_name=GROUP,
     kinds={"python", "postgres"},
-    check_specs=[AssetCheckSpec("close_guard", asset="curated_jobs")],
+    check_specs=[AssetCheckSpec("close_guard", asset="curated_jobs"),
+                 AssetCheckSpec("listing_confirmed", asset="curated_jobs")],
 )
 def curated_jobs(
     context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
 ) -> MaterializeResult:
     """Upsert the day's normalized postings into ``jobs``, re-tokenize what changed, close what vanished.
 
-    Unchanged postings are not rewritten at all. Closing acts only on a complete listing of the
-    source's latest fetch (a partial listing or a past-day backfill never closes anything), and a
-    guard refuses to close more than a set share of the source's open postings at once.
+    Unchanged postings are not rewritten at all. Whether anything closes is decided by
+    ``jobpipe.store.close_vanished``: only the latest day's listing, only when it is confirmed
+    (complete and not short: an unconfirmed listing closes nothing and fails the
+    ``listing_confirmed`` check, a warning naming why), and never more than a set share of the
+    source's open postings at once (``close_guard``).
     """
     from jobpipe.normalize import load_normalized
-    from jobpipe.sources import load_snapshot
-    from jobpipe.store import close_missing, sync_job_terms, upsert_jobs
+    from jobpipe.store import close_vanished, sync_job_terms, upsert_jobs
 
     source_name, day = split_key(context.partition_key)
     max_share = settings.resolved()["close_guard_share"]
@@ -143,18 +145,9 @@ def curated_jobs(
         # Keyword terms for exactly the postings whose search text changed (before closing,
         # so the vanished ones keep theirs for include_closed searches).
         terms = sync_job_terms(conn, source=source_name)
-        snapshot = load_snapshot(conn, source_name, day)
-        closing = None
-        latest = conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s", (source_name,)).fetchone()
-        is_latest = snapshot is not None and latest is not None and latest[0] == day
-        if snapshot is not None and is_latest:
-            seen = {raw.external_id for _, raw in snapshot.items}
-            closing = close_missing(conn, source_name, seen, complete=snapshot.complete, max_share=max_share)
-    closed = closing.closed if closing else 0
-    refused = bool(closing and closing.refused)
-    reason = (closing.reason if closing else None) or (
-        "listing incomplete or not the latest day: nothing closed" if not closing or not snapshot.complete else "ok"
-    )
+        closing = close_vanished(conn, source_name, day, max_share=max_share)
+    if not closing.confirmed:
+        context.log.warning(f"source {source_name!r}: {closing.reason}")
     return MaterializeResult(
         metadata={
             "inserted": counts.inserted,
@@ -162,16 +155,25 @@ def curated_jobs(
             "unchanged": counts.unchanged,
             "reopened": getattr(counts, "reopened", 0),
             **terms.as_metadata(),
-            "closed": closed,
-            "close_refused": refused,
+            "closed": closing.closed,
+            "close_refused": closing.refused,
+            "listing_confirmed": closing.confirmed,
+            "close_reason": closing.reason or "ok",
         },
         check_results=[
             AssetCheckResult(
                 check_name="close_guard",
-                passed=not refused,
+                passed=not closing.refused,
                 severity=AssetCheckSeverity.ERROR,
-                metadata={"would_close": closing.would_close if closing else 0, "max_share": max_share},
-                description=str(reason),
-            )
+                metadata={"would_close": closing.would_close, "max_share": max_share},
+                description=closing.reason or "ok",
+            ),
+            AssetCheckResult(
+                check_name="listing_confirmed",
+                passed=closing.confirmed,
+                severity=AssetCheckSeverity.WARN,
+                metadata={"would_close": closing.would_close, "considered": closing.considered},
+                description=closing.reason if not closing.confirmed else "listing confirmed",
+            ),
         ],
     )

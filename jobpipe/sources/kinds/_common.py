@@ -33,6 +33,11 @@ def dig(data: Any, *path: str | int) -> Any:
     return data
 
 
+def dig_path(data: Any, path: str) -> Any:
+    """``dig`` along a dotted path: ``dig_path(data, "Data.Posts")``."""
+    return dig(data, *path.split("."))
+
+
 def label(value: Any) -> str | None:
     """``{"label": ...}`` / ``{"name": ...}`` objects, or a plain string."""
     if isinstance(value, dict):

@@ -24,6 +24,7 @@ def crawl(session: SourceSession, start_url: str, max_pages: int,
     listings = [start_url]
     queued = {start_url}
     budget = max_pages
+    listed_before = False     # an earlier listing page listed something (a sitemap index lists none)
     while listings:
         if budget <= 0:
             session.truncated = True
@@ -32,6 +33,13 @@ def crawl(session: SourceSession, start_url: str, max_pages: int,
         url = listings.pop(0)
         budget -= 1
         out = fetch_listing(url, parse_listing)
+        listed = bool(out.postings or out.links or out.quarantined)
+        if not listed and out.next_links and listed_before:
+            # a page of the listing came back empty yet points further: a cut-short page, not the end
+            session.listing.doubt(f"listing page {url} listed nothing but links to a next page")
+        elif not listed and not listings and not out.next_links:
+            session.listing.on_boundary = True   # ended on an empty page (or the listing is empty)
+        listed_before = listed_before or listed
         yield from out.postings
         for link in out.next_links:
             if link not in queued:

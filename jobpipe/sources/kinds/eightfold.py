@@ -11,8 +11,9 @@ from urllib.parse import quote, urlencode
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
-from jobpipe.sources.kinds._common import as_text, expect, json_body, unique, with_company
+from jobpipe.sources.kinds._common import as_text, json_body, unique, with_company
 from jobpipe.sources.options import ApiConfig, Flag, Text, Url, at_most
+from jobpipe.sources.paging import PageRequest, Paginator, paginate
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
@@ -28,7 +29,6 @@ class Config(ApiConfig):
     details: Flag = True
 
 
-MAX_PAGES = 1000
 
 
 def page_url(config: Config, start: int) -> str:
@@ -42,37 +42,18 @@ def detail_url(config: Config, position_id: str) -> str:
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
     config = session.spec(Config)
-    limit = config.page_size
     company = config.company_name
-    seen_first: set[str] = set()
-    start = 0
-    for _ in range(MAX_PAGES):
-        url = page_url(config, start)
+    paging = Paginator(page_size=config.page_size, items="positions", total="count", what="positions")
 
-        def parse(response: Response, start: int = start) -> PageOutput:
-            data = json_body(response)
-            items = [p for p in expect(data, "positions", response, "a 'positions' list")
-                     if isinstance(p, dict) and p.get("id") is not None]
-            count = data.get("count") if isinstance(data, dict) and isinstance(data.get("count"), int) else None
-            more = bool(items) and (start + len(items) < count if count is not None else len(items) >= limit)
-            postings = tuple(session.posting(p["id"], with_company(p, company), as_text(p.get("canonicalPositionUrl")))
-                             for p in items)
-            return PageOutput(postings, next_links=(page_url(config, start + len(items)),) if more else ())
+    def to_postings(items: list[Any], response: Response) -> Any:
+        return session.postings_of(items, response.url, "id", payload=lambda p: with_company(p, company),
+                                   url=lambda p: as_text(p.get("canonicalPositionUrl")))
 
-        out = session.page(url, parse)
-        if out.postings:
-            first = out.postings[0].external_id
-            if first in seen_first:
-                raise PayloadError(f"GET {url}: the server repeats an earlier page (does it ignore 'start'?)")
-            seen_first.add(first)
+    for page in paginate(session, paging, lambda start: PageRequest(page_url(config, start)), to_postings):
         if config.details:
-            yield from _details(session, out.postings, company)
+            yield from _details(session, page.postings, company)
         else:
-            yield from out.postings
-        if not out.next_links:
-            return
-        start += len(out.postings)
-    raise PayloadError(f"source lists more than {MAX_PAGES} pages of {limit}: stopping")
+            yield from page.postings
 
 
 def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:

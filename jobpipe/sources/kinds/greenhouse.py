@@ -34,7 +34,9 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
     company = session.spec(Config).company_name
 
     def parse(response: Response) -> PageOutput:
-        jobs = expect(json_body(response), "jobs", response, "a 'jobs' list")
+        data = json_body(response)
+        jobs = expect(data, "jobs", response, "a 'jobs' list")
+        session.stated_total(dig(data, "meta", "total"), len(jobs))
         postings, bad = session.postings_of(jobs, response.url, "id", payload=lambda job: with_company(job, company),
                                             url=lambda job: as_text(job.get("absolute_url")))
         return PageOutput(postings, quarantined=bad)

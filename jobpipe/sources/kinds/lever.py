@@ -7,11 +7,10 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import quote, urlsplit
 
 from jobpipe.models import PostingFields, RawPosting
-from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
-from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
+from jobpipe.sources.kinds._common import as_text, dig, unique, with_company
 from jobpipe.sources.options import ApiConfig, Count, Text, Url
-from jobpipe.sources.result import PageOutput
+from jobpipe.sources.paging import PageRequest, Paginator, paginate
 from jobpipe.sources.session import SourceSession
 
 
@@ -25,44 +24,23 @@ class Config(ApiConfig):
     page_size: Count = 100
 
 
-#: A board larger than this many pages is almost certainly a server ignoring ``skip``.
-MAX_PAGES = 1000
-
-
 def page_url(config: Config, skip: int) -> str:
     return (f"{config.base_url}/v0/postings/{quote(config.company, safe='')}"
             f"?mode=json&skip={skip}&limit={config.page_size}")
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
+    """Paged with skip/limit; Lever states no total, so a short page ends the listing."""
     config = session.spec(Config)
-    limit = config.page_size
     company = config.company_name
-    seen_first: set[str] = set()
-    skip = 0
-    for _ in range(MAX_PAGES):
-        url = page_url(config, skip)
+    paging = Paginator(page_size=config.page_size, items=None)
 
-        def parse(response: Response, skip: int = skip) -> PageOutput:
-            items = expect(json_body(response), None, response, "a JSON array of postings")
-            postings, bad = session.postings_of(items, response.url, "id", payload=lambda p: with_company(p, company),
-                                                url=lambda p: as_text(p.get("hostedUrl")))
-            # a short page ends the listing; a page longer than asked means the server ignores
-            # paging and just sent everything
-            more = (page_url(config, skip + limit),) if len(items) == limit else ()
-            return PageOutput(postings, next_links=more, quarantined=bad)
+    def to_postings(items: list[Any], response: Response) -> Any:
+        return session.postings_of(items, response.url, "id", payload=lambda p: with_company(p, company),
+                                   url=lambda p: as_text(p.get("hostedUrl")))
 
-        out = session.page(url, parse)
-        if out.postings:
-            first = out.postings[0].external_id
-            if first in seen_first:
-                raise PayloadError(f"GET {url}: the server repeats an earlier page (does it ignore 'skip'?)")
-            seen_first.add(first)
-        yield from out.postings
-        if not out.next_links:
-            return
-        skip += limit
-    raise PayloadError(f"source lists more than {MAX_PAGES} pages of {limit}: stopping")
+    for page in paginate(session, paging, lambda skip: PageRequest(page_url(config, skip)), to_postings):
+        yield from page.postings
 
 
 def _lists_html(payload: dict[str, Any]) -> str:

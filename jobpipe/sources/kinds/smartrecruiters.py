@@ -10,8 +10,9 @@ from urllib.parse import quote
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
-from jobpipe.sources.kinds._common import as_text, dig, expect, join_parts, json_body, label, with_company
+from jobpipe.sources.kinds._common import as_text, dig, join_parts, json_body, label, with_company
 from jobpipe.sources.options import ApiConfig, Count, Flag, Text, Url
+from jobpipe.sources.paging import PageRequest, Paginator, paginate
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
@@ -27,40 +28,26 @@ class Config(ApiConfig):
     details: Flag = True
 
 
-MAX_PAGES = 1000
-
-
 def _base(config: Config) -> str:
     return f"{config.base_url}/v1/companies/{quote(config.company, safe='')}/postings"
 
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
     config = session.spec(Config)
-    limit = config.page_size
     company = config.company_name
-    offset = 0
-    for _ in range(MAX_PAGES):
-        url = f"{_base(config)}?offset={offset}&limit={limit}"
+    paging = Paginator(page_size=config.page_size, items="content", total="totalFound")
 
-        def parse(response: Response, offset: int = offset) -> PageOutput:
-            data = json_body(response)
-            items = [p for p in expect(data, "content", response, "a 'content' list")
-                     if isinstance(p, dict) and p.get("id")]
-            total = data.get("totalFound") if isinstance(data.get("totalFound"), int) else None
-            more = bool(items) and (offset + len(items) < total if total is not None else len(items) >= limit)
-            postings = tuple(session.posting(p["id"], with_company(p, company)) for p in items)
-            return PageOutput(postings, next_links=(f"{_base(config)}?offset={offset + len(items)}&limit={limit}",)
-                              if more else ())
+    def to_postings(items: list[Any], response: Response) -> Any:
+        return session.postings_of(items, response.url, "id", payload=lambda p: with_company(p, company))
 
-        out = session.page(url, parse)
+    def request(offset: int) -> PageRequest:
+        return PageRequest(f"{_base(config)}?offset={offset}&limit={config.page_size}")
+
+    for page in paginate(session, paging, request, to_postings):
         if config.details:
-            yield from _details(session, out.postings, company)
+            yield from _details(session, page.postings, company)
         else:
-            yield from out.postings
-        if not out.next_links:
-            return
-        offset += len(out.postings)
-    raise PayloadError(f"source lists more than {MAX_PAGES} pages: stopping")
+            yield from page.postings
 
 
 def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:

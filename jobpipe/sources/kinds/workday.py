@@ -15,8 +15,9 @@ from urllib.parse import quote
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
-from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, unique, with_company
+from jobpipe.sources.kinds._common import as_text, dig, json_body, unique, with_company
 from jobpipe.sources.options import ApiConfig, Flag, Text, Url, at_most
+from jobpipe.sources.paging import PageRequest, Paginator, paginate
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
@@ -35,7 +36,6 @@ class Config(ApiConfig):
     details: Flag = True
 
 
-MAX_PAGES = 1000
 
 # "3 Locations", "3 Standorte": a count the search shows instead of naming several places
 _LOCATION_COUNT = re.compile(r"\d+\s+\w+")
@@ -51,44 +51,27 @@ def _public_url(config: Config, external_path: str) -> str:
 
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
     config = session.spec(Config)
-    limit = config.page_size
     company = config.company_name
     url = f"{cxs_url(config)}/jobs"
-    total: int | None = None
-    seen_first: set[str] = set()
-    offset = 0
-    for _ in range(MAX_PAGES):
-        body = {"appliedFacets": {}, "limit": limit, "offset": offset, "searchText": config.search_text or ""}
+    # later pages answer total 0: only the first one counts
+    paging = Paginator(page_size=config.page_size, items="jobPostings", total="total", total_on_first_page=True)
 
-        def parse(response: Response) -> PageOutput:
-            nonlocal total
-            data = json_body(response)
-            items = [j for j in expect(data, "jobPostings", response, "a 'jobPostings' list")
-                     if isinstance(j, dict) and as_text(j.get("externalPath"))]
-            if total is None and isinstance(data, dict) and isinstance(data.get("total"), int) and data["total"] > 0:
-                total = data["total"]  # later pages answer total 0: only the first one counts
-            postings = []
-            for job in items:
-                # the search result has no URL of its own: keep the public one with it (as ``_url``)
-                public = _public_url(config, job["externalPath"])
-                postings.append(session.posting(job["externalPath"], with_company({**job, "_url": public}, company),
-                                                public))
-            return PageOutput(tuple(postings))
+    def request(offset: int) -> PageRequest:
+        return PageRequest(url, {"appliedFacets": {}, "limit": config.page_size, "offset": offset,
+                                 "searchText": config.search_text or ""})
 
-        out = session.post_page(url, body, parse)
-        if out.postings:
-            first = out.postings[0].external_id
-            if first in seen_first:
-                raise PayloadError(f"POST {url}: the server repeats an earlier page (does it ignore 'offset'?)")
-            seen_first.add(first)
+    def to_postings(items: list[Any], response: Response) -> Any:
+        # the search result has no URL of its own: keep the public one with it (as ``_url``)
+        def payload(job: dict[str, Any]) -> dict[str, Any]:
+            return with_company({**job, "_url": _public_url(config, job["externalPath"])}, company)
+        return session.postings_of(items, response.url, lambda job: as_text(job.get("externalPath")),
+                                   payload=payload, url=lambda job: _public_url(config, job["externalPath"]))
+
+    for page in paginate(session, paging, request, to_postings):
         if config.details:
-            yield from _details(session, out.postings, company)
+            yield from _details(session, page.postings, company)
         else:
-            yield from out.postings
-        offset += len(out.postings)
-        if not out.postings or (offset >= total if total is not None else len(out.postings) < limit):
-            return
-    raise PayloadError(f"source lists more than {MAX_PAGES} pages of {limit}: stopping")
+            yield from page.postings
 
 
 def _details(session: SourceSession, summaries: tuple[RawPosting, ...], company: str | None) -> Iterator[RawPosting]:
