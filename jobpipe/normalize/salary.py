@@ -461,7 +461,10 @@ def parse_structured_salary(obj: dict[str, Any], *, context_currency: str | None
     period = period or _guess_period(amount, cur)
     if period == "week":
         lo, hi, period = (lo * 52 if lo else None), (hi * 52 if hi else None), "year"
-    return Salary(min=_whole(lo), max=_whole(hi), currency=cur if cur in KNOWN_CURRENCIES else None, period=period)
+    months = obj.get("months") if obj.get("months") is not None else obj.get("months_per_year")
+    months = int(months) if isinstance(months, (int, float)) and not isinstance(months, bool) and 12 <= months <= 24 else None
+    return Salary(min=_whole(lo), max=_whole(hi), currency=cur if cur in KNOWN_CURRENCIES else None, period=period,
+                  months_per_year=months if period == "month" else None)
 
 
 def annualize(salary: Salary | None) -> tuple[float | None, float | None]:

@@ -14,8 +14,9 @@ from typing import Annotated, Any, Union
 from pydantic import Field, TypeAdapter
 
 from jobpipe.models import PostingFields, RawPosting
-from jobpipe.sources.kinds import (ashby, comeet, eightfold, file, greenhouse, html, jsonld, lever, personio,
-                                   recruitee, smartrecruiters, teamtailor, workable, workday)
+from jobpipe.sources.kinds import (ashby, bilibili, comeet, eightfold, file, greenhouse, html, jsonld, lagou, lever,
+                                   personio, recruitee, smartrecruiters, teamtailor, tencent, workable, workday,
+                                   zhaopin)
 from jobpipe.sources.options import SourceConfig
 
 
@@ -28,7 +29,7 @@ class Kind:
 
 
 _MODULES = (greenhouse, lever, ashby, workable, smartrecruiters, recruitee, personio, teamtailor,
-            workday, comeet, eightfold, jsonld, html, file)
+            workday, comeet, eightfold, tencent, bilibili, zhaopin, lagou, jsonld, html, file)
 
 KINDS: dict[str, Kind] = {
     module.__name__.rsplit(".", 1)[-1]: Kind(module.__name__.rsplit(".", 1)[-1], module.Config, module.fetch,
