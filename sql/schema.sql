@@ -544,7 +544,7 @@ ALTER TABLE ONLY public.serving_snapshots ALTER COLUMN snapshot_id SET DEFAULT n
 --
 
 ALTER TABLE ONLY public.candidate_embeddings
-    ADD CONSTRAINT candidate_embeddings_pkey PRIMARY KEY (candidate_id, model);
+    ADD CONSTRAINT candidate_embeddings_pkey PRIMARY KEY (candidate_id, model) INCLUDE (content_hash);
 
 --
 -- Name: candidate_matches candidate_matches_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -593,14 +593,14 @@ ALTER TABLE ONLY public.http_cache
 --
 
 ALTER TABLE ONLY public.job_embeddings
-    ADD CONSTRAINT job_embeddings_pkey PRIMARY KEY (job_id, model);
+    ADD CONSTRAINT job_embeddings_pkey PRIMARY KEY (job_id, model) INCLUDE (content_hash);
 
 --
 -- Name: job_terms job_terms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.job_terms
-    ADD CONSTRAINT job_terms_pkey PRIMARY KEY (job_id);
+    ADD CONSTRAINT job_terms_pkey PRIMARY KEY (job_id) INCLUDE (content_hash);
 
 --
 -- Name: jobs_deferred_indexes jobs_deferred_indexes_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -700,6 +700,12 @@ CREATE INDEX job_terms_title_tsv ON public.job_terms USING gin (title_tsv);
 --
 
 CREATE INDEX jobs_cities ON public.jobs USING gin (cities);
+
+--
+-- Name: jobs_content; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_content ON public.jobs USING btree (job_id) INCLUDE (content_hash, closed_at);
 
 --
 -- Name: jobs_dedupe_key; Type: INDEX; Schema: public; Owner: -

@@ -87,12 +87,19 @@ def tokenize_rows(rows: list[_Row]) -> list[_Terms]:
     return out
 
 
-_PENDING = """
+# The pending keys are read once (both tables' covering indexes, sql/0016), then each page by
+# its keys: a page that joined the whole of job_terms again cost more the more terms were
+# already stored (quadratic over a first load).
+_PENDING_KEYS = """
+SELECT j.job_id FROM jobs j LEFT JOIN job_terms t ON t.job_id = j.job_id
+WHERE (t.job_id IS NULL OR t.content_hash <> j.content_hash) {source}
+ORDER BY j.job_id
+"""
+_PAGE = """
 SELECT j.job_id, j.content_hash, j.title, j.company, j.cities, j.skills, j.description_text
 FROM jobs j LEFT JOIN job_terms t ON t.job_id = j.job_id
-WHERE (t.job_id IS NULL OR t.content_hash <> j.content_hash) AND j.job_id > %(after)s {source}
+WHERE (t.job_id IS NULL OR t.content_hash <> j.content_hash) AND j.job_id = ANY(%(keys)s)
 ORDER BY j.job_id
-LIMIT %(limit)s
 """
 
 _COUNT_PENDING = """
@@ -111,31 +118,27 @@ FILTER_COLUMNS = ("closed_at", "cities", "skills", "job_type", "remote", "posted
 _FILTERS = ", ".join(FILTER_COLUMNS)
 
 # The join re-reads the row at write time: a posting deleted meanwhile is skipped (no FK
-# error), and the filter columns are whatever jobs holds now. Terms computed from a content
-# hash that has changed since the read are still written with that old hash, so the next
-# call redoes them.
+# error), and the filter columns are whatever jobs holds now. It is a LATERAL primary-key
+# probe per staged row so a page costs the same at any table size (the planner's choice for a
+# plain join, a hash join over a scan of all of jobs per page, made a first load quadratic). ``FOR SHARE`` closes the one
+# race the jobs trigger cannot see (it copies filter columns into an existing terms row): a
+# concurrent, uncommitted update of the posting makes this wait and then read the updated row,
+# and an update after this read waits for this commit, so its trigger finds the new row. Terms
+# computed from a content hash that has changed since the read are still written with that old
+# hash, so the next call redoes them.
 _MERGE = f"""
 INSERT INTO job_terms AS t (job_id, content_hash, search_length, search_tsv, title_tsv, {_FILTERS})
 SELECT s.job_id, s.content_hash, s.search_length,
        array_to_tsvector(string_to_array(s.plain, ' ')) || to_tsvector('simple', s.special),
        to_tsvector('simple', jobpipe_title_terms(s.title)),
        {", ".join("j." + c for c in FILTER_COLUMNS)}
-FROM job_terms_stage s JOIN jobs j ON j.job_id = s.job_id
+FROM job_terms_stage s
+CROSS JOIN LATERAL (SELECT {_FILTERS} FROM jobs WHERE jobs.job_id = s.job_id FOR SHARE) j
 ON CONFLICT (job_id) DO UPDATE SET
     content_hash = EXCLUDED.content_hash, search_length = EXCLUDED.search_length,
     search_tsv = EXCLUDED.search_tsv, title_tsv = EXCLUDED.title_tsv,
     {", ".join(f"{c} = EXCLUDED.{c}" for c in FILTER_COLUMNS)}
 WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
-"""
-
-# The trigger keeps the copies equal; this repairs the one race it cannot see (a posting
-# changed between this module's write of its first terms and that write's commit).
-_REPAIR_FILTERS = f"""
-UPDATE job_terms t SET {", ".join(f"{c} = j.{c}" for c in FILTER_COLUMNS)}
-FROM jobs j
-WHERE j.job_id = t.job_id
-  AND ({", ".join("t." + c for c in FILTER_COLUMNS)}) IS DISTINCT FROM ({", ".join("j." + c for c in FILTER_COLUMNS)})
-  {{source}}
 """
 
 
@@ -149,18 +152,18 @@ def _source_filter(source: str | None) -> tuple[str, dict[str, Any]]:
     return ("AND j.source = %(source)s", {"source": source}) if source is not None else ("", {})
 
 
-def _pages(conn: psycopg.Connection, source: str | None, page_rows: int) -> Iterator[list[_Row]]:
+def _pending_keys(conn: psycopg.Connection, source: str | None) -> list[int]:
     where, params = _source_filter(source)
-    query = _PENDING.format(source=where)
-    after = 0
-    while True:
-        rows = conn.execute(query, params | {"after": after, "limit": page_rows}).fetchall()
+    return [job_id for (job_id,) in conn.execute(_PENDING_KEYS.format(source=where), params)]
+
+
+def _pages(conn: psycopg.Connection, keys: list[int], page_rows: int) -> Iterator[list[_Row]]:
+    for start in range(0, len(keys), page_rows):
+        rows = conn.execute(_PAGE, {"keys": keys[start:start + page_rows]}).fetchall()
         if not conn.autocommit:
             conn.commit()
-        if not rows:
-            return
-        yield rows  # type: ignore[misc]
-        after = rows[-1][0]
+        if rows:
+            yield rows  # type: ignore[misc]
 
 
 def _write(conn: psycopg.Connection, terms: list[_Terms]) -> int:
@@ -202,11 +205,11 @@ def sync_job_terms(
     if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         conn.commit()
     restore_deferred_indexes(conn)   # left behind by a bulk load that died half-way
-    pending = pending_terms(conn, source)
+    keys = _pending_keys(conn, source)
+    pending = len(keys)
     if not conn.autocommit:
         conn.commit()
     if pending == 0:
-        _repair_filters(conn, source)
         return TermCounts()
     wanted = _default_workers() if workers is None else workers
     use = wanted if wanted > 1 and pending >= PARALLEL_MIN_ROWS else 0
@@ -216,9 +219,9 @@ def sync_job_terms(
         if use:
             context = multiprocessing.get_context("spawn")   # no fork of a threaded parent (Dagster, pools)
             with ProcessPoolExecutor(max_workers=use, mp_context=context) as pool:
-                computed = _run(conn, source, page_rows, pool, use, progress)
+                computed = _run(conn, keys, page_rows, pool, use, progress)
         else:
-            computed = _run(conn, source, page_rows, None, 0, progress)
+            computed = _run(conn, keys, page_rows, None, 0, progress)
     finally:
         if deferred:
             if conn.info.transaction_status == psycopg.pq.TransactionStatus.INERROR:
@@ -228,11 +231,10 @@ def sync_job_terms(
         total = conn.execute("SELECT count(*) FROM job_terms").fetchone()[0]  # type: ignore[index]
         if computed > ANALYZE_ROWS or computed > ANALYZE_SHARE * total:
             conn.execute("ANALYZE job_terms")
-    _repair_filters(conn, source)
     return TermCounts(computed, use, bool(deferred))
 
 
-def _run(conn: psycopg.Connection, source: str | None, page_rows: int, pool: Executor | None, workers: int,
+def _run(conn: psycopg.Connection, keys: list[int], page_rows: int, pool: Executor | None, workers: int,
          progress: Progress | None) -> int:
     """Read pages ahead, tokenize them (in ``pool`` if given), write them in order."""
     computed = 0
@@ -246,7 +248,7 @@ def _run(conn: psycopg.Connection, source: str | None, page_rows: int, pool: Exe
         if progress is not None:
             progress(computed)
 
-    for page in _pages(conn, source, page_rows):
+    for page in _pages(conn, keys, page_rows):
         if pool is None:
             inflight.append(tokenize_rows(page))
         else:
@@ -256,10 +258,3 @@ def _run(conn: psycopg.Connection, source: str | None, page_rows: int, pool: Exe
     while inflight:
         drain_one()
     return computed
-
-
-def _repair_filters(conn: psycopg.Connection, source: str | None) -> None:
-    where, params = _source_filter(source)
-    conn.execute(_REPAIR_FILTERS.format(source=where), params)
-    if not conn.autocommit:
-        conn.commit()

@@ -98,47 +98,60 @@ def pending_candidates(conn: psycopg.Connection, model: str) -> int:
     return _count_pending(conn, CANDIDATES, model)
 
 
+def _pending_keys(conn: psycopg.Connection, target: _Target, model: str) -> list:
+    """The keys of every row needing a vector, in key order: one pass over both tables.
+
+    Read once up front rather than page by page: a page query that joins the whole vector
+    table again for each page of 64 made a first load quadratic (a hash join over every
+    vector already stored, per page). The covering indexes of sql/0016 let this pass read
+    the two indexes only.
+    """
+    query = (sql.SQL("SELECT r.{key} ").format(key=sql.Identifier(target.key)) + _pending_where(target)
+             + sql.SQL(" ORDER BY r.{key}").format(key=sql.Identifier(target.key)))
+    return [key for (key,) in conn.execute(query, {"model": model})]
+
+
 def _sync(conn: psycopg.Connection, target: _Target, embedder: Embedder, batch_size: int,
           progress: Progress | None) -> EmbedCounts:
     register_vector(conn)
     info = register_model(conn, embedder.model, embedder.dims)
-    total = _count_pending(conn, target, embedder.model)
+    keys = _pending_keys(conn, target, embedder.model)
+    total = len(keys)
     skipped = _count_rows(conn, target) - total
     if not conn.autocommit:
         conn.commit()
+    # A page re-checks that its rows still need a vector (another sync may have done them),
+    # probing both primary keys row by row: a page costs the same whatever the table size.
     select = (
         sql.SQL("SELECT r.{key}, r.content_hash, ").format(key=sql.Identifier(target.key))
         + sql.SQL(", ").join(sql.SQL("r.{}").format(sql.Identifier(c)) for c in target.text_columns)
         + sql.SQL(" ")
         + _pending_where(target)
-        + sql.SQL(" AND r.{key} > %(after)s ORDER BY r.{key} LIMIT %(limit)s").format(key=sql.Identifier(target.key))
+        + sql.SQL(" AND r.{key} = ANY(%(keys)s) ORDER BY r.{key}").format(key=sql.Identifier(target.key))
     )
     write = sql.SQL(
         "INSERT INTO {vectors} ({key}, model, dims, content_hash, embedding) VALUES (%s, %s, %s, %s, %s) "
         "ON CONFLICT ({key}, model) DO UPDATE SET dims = EXCLUDED.dims, content_hash = EXCLUDED.content_hash, "
         "embedding = EXCLUDED.embedding, embedded_at = now()"
     ).format(vectors=sql.Identifier(target.vectors), key=sql.Identifier(target.key))
-    after: object = 0 if target.key == "job_id" else ""
     embedded = 0
     if progress:
         progress(0, total)
-    while True:
-        rows = conn.execute(select, {"model": embedder.model, "after": after, "limit": batch_size}).fetchall()
+    for start in range(0, total, batch_size):
+        rows = conn.execute(select, {"model": embedder.model, "keys": keys[start:start + batch_size]}).fetchall()
         if not conn.autocommit:
             conn.commit()  # no transaction (and no snapshot) held while the model works
         if not rows:
-            break
-        vectors = embedder.embed_documents([target.to_text(tuple(r[2:])) for r in rows])
+            continue
+        vectors = np.asarray(embedder.embed_documents([target.to_text(tuple(r[2:])) for r in rows]), dtype=np.float32)
         if vectors.shape != (len(rows), embedder.dims):
             raise ValueError(f"{embedder.model}: expected {(len(rows), embedder.dims)} vectors, got {vectors.shape}")
         with conn.transaction():
             with conn.cursor() as cur:
-                cur.executemany(write, [(r[0], embedder.model, embedder.dims, r[1], np.asarray(v, dtype=np.float32))
-                                        for r, v in zip(rows, vectors)])
+                cur.executemany(write, [(r[0], embedder.model, embedder.dims, r[1], v) for r, v in zip(rows, vectors)])
         if not conn.autocommit:
             conn.commit()
         embedded += len(rows)
-        after = rows[-1][0]
         if progress:
             progress(embedded, total)
     activated = False

@@ -94,21 +94,33 @@ def test_filter_copies_follow_closing_reopening_and_edits(db):
     assert sync_job_terms(db).computed == 1   # the city is search text: re-tokenized; the salary alone would not be
 
 
-def test_every_copied_filter_column_equals_jobs_after_sync(db):
+def test_a_posting_updated_while_its_first_terms_are_written_keeps_equal_filter_copies(db, database):
+    """The race the jobs trigger cannot see: the posting changes (uncommitted) before its first
+    terms row exists, so the trigger has nothing to update; the terms write must wait and copy
+    the committed values."""
+    import threading
+    import time
+
+    from jobpipe.db import connect
     from jobpipe.store.terms import FILTER_COLUMNS
 
-    upsert_jobs(db, make_postings(12))
-    sync_job_terms(db)
-    # Drift the copies behind the trigger's back (as a race would), then let the sync repair them.
-    db.execute("ALTER TABLE jobs DISABLE TRIGGER jobs_filters_to_terms")
-    db.execute("UPDATE jobs SET remote = 'remote', posted_at = now() WHERE external_id IN ('board-1', 'board-2')")
-    db.execute("ALTER TABLE jobs ENABLE TRIGGER jobs_filters_to_terms")
+    upsert_jobs(db, make_postings(4))
     db.commit()
-    differs = f"SELECT count(*) FROM jobs j JOIN job_terms t USING (job_id) WHERE ({', '.join('j.' + c for c in FILTER_COLUMNS)}) IS DISTINCT FROM ({', '.join('t.' + c for c in FILTER_COLUMNS)})"
-    assert db.execute(differs).fetchone()[0] == 2
-    db.commit()
-    sync_job_terms(db)
+    differs = (f"SELECT count(*) FROM jobs j JOIN job_terms t USING (job_id) WHERE ({', '.join('j.' + c for c in FILTER_COLUMNS)})"
+               f" IS DISTINCT FROM ({', '.join('t.' + c for c in FILTER_COLUMNS)})")
+    with connect(database) as writer:
+        writer.execute("UPDATE jobs SET remote = 'remote', posted_at = now() WHERE external_id = 'board-1'")
+        done = threading.Event()
+        thread = threading.Thread(target=lambda: (sync_job_terms(db, workers=0), done.set()))
+        thread.start()
+        time.sleep(0.5)
+        waited = not done.is_set()
+        writer.commit()
+        thread.join(timeout=30)
+    assert waited and done.is_set()
     assert db.execute(differs).fetchone()[0] == 0
+    assert db.execute("SELECT t.remote FROM job_terms t JOIN jobs j USING (job_id) WHERE j.external_id = 'board-1'"
+                      ).fetchone()[0] == "remote"
 
 
 def test_parallel_workers_compute_the_same_terms_as_inline(db):
