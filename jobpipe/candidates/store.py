@@ -51,3 +51,8 @@ def upsert_candidates(conn: psycopg.Connection, profiles: Iterable[CandidateProf
                 counts.updated += 1
     conn.commit()
     return counts
+
+
+def matched_candidates(conn: psycopg.Connection) -> int:
+    """Candidates that have at least one precomputed match."""
+    return conn.execute("SELECT count(DISTINCT candidate_id) FROM candidate_matches").fetchone()[0]  # type: ignore[index]

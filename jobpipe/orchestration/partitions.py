@@ -9,9 +9,11 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date
 
 from dagster import DailyPartitionsDefinition, DynamicPartitionsDefinition, MultiPartitionKey, MultiPartitionsDefinition
+
+from jobpipe.pipeline.ingest import utc_today as today
 
 SOURCES_PARTITION = "sources"
 
@@ -30,7 +32,3 @@ def split_key(key: MultiPartitionKey | str) -> tuple[str, date]:
         raise ValueError(f"expected a source|date partition key, got {key!r}")
     dims = key.keys_by_dimension
     return dims["source"], date.fromisoformat(dims["date"])
-
-
-def today() -> date:
-    return datetime.now(timezone.utc).date()

@@ -34,6 +34,15 @@ def active_model(conn: psycopg.Connection) -> ModelInfo | None:
     return ModelInfo(*row) if row else None
 
 
+def models_in_use(conn: psycopg.Connection) -> list[ModelInfo]:
+    """The models that need vectors and an index: the active one and any being built."""
+    rows = conn.execute(
+        "SELECT model, dims, state, activated_at FROM embedding_models WHERE state IN ('active', 'building') "
+        "ORDER BY model"
+    ).fetchall()
+    return [ModelInfo(*row) for row in rows]
+
+
 def model_info(conn: psycopg.Connection, model: str) -> ModelInfo | None:
     row = conn.execute("SELECT model, dims, state, activated_at FROM embedding_models WHERE model = %s",
                        (model,)).fetchone()

@@ -1,11 +1,14 @@
-"""Candidate (resume) assets: profiles -> vectors -> matches against open jobs."""
+"""Candidate (resume) assets: profiles -> vectors -> matches against open jobs.
 
+Thin wiring: each asset calls one stage of ``jobpipe.pipeline.candidates``.
+"""
 
-from dagster import AssetExecutionContext, MaterializeResult, asset
+from dagster import MaterializeResult, asset
 
 from jobpipe.orchestration.assets.vectors import job_embeddings, vector_index
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS, nightly
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
+from jobpipe.pipeline.candidates import embed_candidates, match_candidates, profile_candidates
 
 GROUP = "candidates"
 
@@ -17,14 +20,9 @@ def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsRes
     Using the jobs' own skill and city vocabulary is what makes "matched / missing skills"
     comparable across the two sides.
     """
-    from jobpipe.candidates import load_resumes, parse_resume, upsert_candidates
-
-    path = settings.resolved()["candidates_path"]
-    resumes = load_resumes(path)
-    profiles = [parse_resume(r.candidate_id, r.text, name=r.name) for r in resumes]
     with postgres.connect() as conn:
-        counts = upsert_candidates(conn, profiles)
-    return MaterializeResult(metadata={"candidates": len(profiles), **_counts(counts)})
+        outcome = profile_candidates(conn, settings.resolved()["candidates_path"])
+    return MaterializeResult(metadata=outcome.as_metadata())
 
 
 @asset(
@@ -36,11 +34,9 @@ def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsRes
 def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Embed changed candidate profiles with the same model as jobs (vectors are only comparable
     within one model)."""
-    from jobpipe.store import sync_candidate_embeddings
-
     with postgres.connect() as conn:
-        counts = sync_candidate_embeddings(conn, embedder.get())
-    return MaterializeResult(metadata={"embedded": counts.embedded})
+        outcome = embed_candidates(conn, embedder.get())
+    return MaterializeResult(metadata=outcome.as_metadata())
 
 
 @asset(
@@ -49,22 +45,9 @@ def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) ->
     kinds={"python", "postgres"},
     automation_condition=AFTER_UPSTREAM_LANDS,
 )
-def candidate_matches(context: AssetExecutionContext, postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
+def candidate_matches(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Rank open jobs for every candidate (vector similarity + skill overlap), precomputed so an
     agent's "what fits this candidate?" is a lookup."""
-    from jobpipe.candidates import compute_matches
-
     with postgres.connect() as conn:
-        written = compute_matches(conn, embedder.get())
-        candidates = conn.execute("SELECT count(DISTINCT candidate_id) FROM candidate_matches").fetchone()[0]
-    return MaterializeResult(metadata={"matches": written, "candidates_matched": candidates})
-
-
-def _counts(counts: object) -> dict[str, int]:
-    from dataclasses import asdict, is_dataclass
-
-    if is_dataclass(counts) and not isinstance(counts, type):
-        return {k: int(v) for k, v in asdict(counts).items() if isinstance(v, (int, float))}
-    if isinstance(counts, dict):
-        return {k: int(v) for k, v in counts.items()}
-    return {}
+        outcome = match_candidates(conn, embedder.get())
+    return MaterializeResult(metadata=outcome.as_metadata())

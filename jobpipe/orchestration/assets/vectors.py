@@ -1,17 +1,18 @@
-"""Unpartitioned assets over the whole curated store: vectors, their index, the serving view."""
+"""Unpartitioned assets over the whole curated store: vectors, their index, the serving view.
 
+Thin wiring: each asset calls one stage of ``jobpipe.pipeline.vectors`` and reports its result.
+"""
 
 import sys
+from collections.abc import Callable
 from datetime import timedelta
 
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
     AssetCheckSpec,
-    AssetExecutionContext,
     Backoff,
     MaterializeResult,
-    MetadataValue,
     RetryPolicy,
     asset,
 )
@@ -19,12 +20,12 @@ from dagster import (
 from jobpipe.orchestration.assets.ingest import curated_jobs
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
+from jobpipe.pipeline.vectors import embed_jobs, maintain_indexes, publish_serving
 
 GROUP = "vectors"
-RECALL_TARGET = 0.95
 
 
-def terminal_progress(label: str):
+def terminal_progress(label: str) -> Callable[[int, int], None] | None:
     """A progress callback that redraws one line on a terminal and stays quiet elsewhere."""
     if not sys.stderr.isatty():
         return None
@@ -45,32 +46,16 @@ def terminal_progress(label: str):
     # Embedding APIs fail transiently; each batch is committed, so a retry resumes, not restarts.
     retry_policy=RetryPolicy(max_retries=2, delay=10, backoff=Backoff.EXPONENTIAL),
 )
-def job_embeddings(
-    context: AssetExecutionContext, postgres: PostgresResource, embedder: EmbedderResource
-) -> MaterializeResult:
+def job_embeddings(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Embed exactly the open jobs whose embedding text changed (or that lack a vector of the model).
 
     A job's old vector keeps serving until its new one is committed. Switching models embeds
     under the new model in the background; search moves over only once it covers every open job.
     """
-    from jobpipe.store import active_model, pending_jobs, sync_job_embeddings
-
     model = embedder.get()
     with postgres.connect() as conn:
-        before = pending_jobs(conn, model.model)
-        counts = sync_job_embeddings(conn, model, progress=terminal_progress(f"embedding ({model.model})"))
-        after = pending_jobs(conn, model.model)
-        serving = active_model(conn)
-    return MaterializeResult(
-        metadata={
-            "embedded": counts.embedded,
-            "pending_before": before,
-            "pending_after": after,
-            "model": model.model,
-            "dims": model.dims,
-            "active_model": serving.model if serving else None,
-        }
-    )
+        outcome = embed_jobs(conn, model, progress=terminal_progress(f"embedding ({model.model})"))
+    return MaterializeResult(metadata=outcome.as_metadata())
 
 
 @asset(
@@ -88,39 +73,18 @@ def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource)
     retired longer ago than ``retired_vector_days`` lose their vectors and index here: kept
     that long, switching back costs no re-embedding; kept forever, they only cost disk.
     """
-    from jobpipe.store import ensure_vector_index, index_recall, index_state, prune_retired_models
-
     params = settings.resolved()
     with postgres.connect() as conn:
-        models = conn.execute(
-            "SELECT model, dims FROM embedding_models WHERE state IN ('active', 'building') ORDER BY model"
-        ).fetchall()
-        built = []
-        for model, dims in models:
-            state = ensure_vector_index(conn, model, dims, m=params["hnsw_m"], ef_construction=params["hnsw_ef_construction"])
-            built.append(state)
-        recalls: dict[str, dict[str, float]] = {}
-        for model, _dims in models:
-            recalls[model] = {
-                "unfiltered": index_recall(conn, model),
-                "filtered": index_recall(conn, model, filter_sql="selective"),
-            }
-        states = index_state(conn)
-        pruned = prune_retired_models(conn, older_than=timedelta(days=params["retired_vector_days"]))
-    worst = min((v for r in recalls.values() for v in r.values()), default=1.0)
+        outcome = maintain_indexes(conn, m=params["hnsw_m"], ef_construction=params["hnsw_ef_construction"],
+                                   retired_after=timedelta(days=params["retired_vector_days"]))
     return MaterializeResult(
-        metadata={
-            "indexes": MetadataValue.json([_jsonable(s) for s in states]),
-            "built_now": sum(1 for s in built if getattr(s, "built_now", False)),
-            "recall": MetadataValue.json(recalls),
-            **pruned.as_metadata(),
-        },
+        metadata=outcome.as_metadata(),
         check_results=[
             AssetCheckResult(
                 check_name="hnsw_recall",
-                passed=worst >= RECALL_TARGET,
+                passed=outcome.recall_ok,
                 severity=AssetCheckSeverity.ERROR,
-                metadata={"worst_recall_at_10": round(worst, 4), "target": RECALL_TARGET},
+                metadata={"worst_recall_at_10": outcome.worst_recall, "target": outcome.recall_target},
             )
         ],
     )
@@ -140,30 +104,16 @@ def serving_jobs(postgres: PostgresResource) -> MaterializeResult:
     how much of it is searchable by vector, so a gap (jobs waiting for vectors) is visible here and
     in the service's ``/health`` instead of silently shrinking results.
     """
-    from jobpipe.store.serving import publish_serving_snapshot
-
     with postgres.connect() as conn:
-        snap = publish_serving_snapshot(conn)
+        outcome = publish_serving(conn)
     return MaterializeResult(
-        metadata={
-            "open_jobs": snap["open_jobs"],
-            "with_vector": snap["with_vector"],
-            "closed_jobs": snap["closed_jobs"],
-            "active_model": str(snap["model"]),
-            "duplicate_groups": snap["duplicate_groups"],
-        },
+        metadata=outcome.as_metadata(),
         check_results=[
             AssetCheckResult(
                 check_name="every_open_job_searchable",
-                passed=snap["with_vector"] == snap["open_jobs"],
+                passed=outcome.missing_vectors == 0,
                 severity=AssetCheckSeverity.WARN,
-                metadata={"missing_vectors": snap["open_jobs"] - snap["with_vector"]},
+                metadata={"missing_vectors": outcome.missing_vectors},
             )
         ],
     )
-
-
-def _jsonable(obj: object) -> object:
-    from dataclasses import asdict, is_dataclass
-
-    return asdict(obj) if is_dataclass(obj) and not isinstance(obj, type) else str(obj)

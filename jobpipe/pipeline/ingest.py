@@ -1,0 +1,157 @@
+"""One source, one day: fetch (or replay) -> normalize -> curate (upsert, keyword terms, close).
+
+Each stage reads what the previous one stored, never an in-memory hand-over, so any stage of
+any (source, day) can be re-run alone: a Dagster partition retried, a past day backfilled,
+``jobpipe.sync`` run twice. Each takes an open connection and returns a typed result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+
+import psycopg
+
+from jobpipe.normalize import load_normalized, normalize_batch, write_normalized
+from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError
+from jobpipe.pipeline.report import Report
+from jobpipe.sources import SourceConfig, SourceFetchError, extract, load_snapshot, run_source
+from jobpipe.store import close_vanished, sync_job_terms, upsert_jobs
+
+
+def utc_today() -> date:
+    """The day a fetch made now belongs to (partitions are UTC days)."""
+    return datetime.now(timezone.utc).date()
+
+
+@dataclass(frozen=True)
+class FetchOutcome(Report):
+    """What the fetch (or the replay of a past day) stored for one source and day."""
+
+    fetch_id: int = 0
+    fetched: int = 0          # postings in the listing
+    complete: bool = False    # every listing page fetched: closing may act on it
+    new_payloads: int = 0     # raw payloads stored for the first time
+    requests: int = 0
+    not_modified: int = 0     # conditional requests answered 304
+    replayed: bool = False    # a past day: read from the stored snapshot, nothing fetched
+    quarantined: int = 0      # listed items that were not postings (``quarantine`` rows, stage 'fetch')
+    quarantine_sample: list[str] = field(default_factory=list)   # "position: reason" of the first few
+
+
+def fetch_day(conn: psycopg.Connection, config: SourceConfig, day: date, *,
+              run_id: str | None = None) -> FetchOutcome:
+    """Fetch ``config`` over HTTP (politely, conditionally) and store the run as ``day``'s snapshot.
+
+    A failed fetch is recorded (``fetch_runs.error``) before :class:`SourceFailedError` is raised.
+    """
+    try:
+        summary = run_source(conn, config, day, dagster_run_id=run_id)
+    except SourceFetchError as exc:
+        raise SourceFailedError(f"source {config.name!r} failed: {exc}", source=config.name,
+                                error=str(exc)) from exc
+    return FetchOutcome(fetch_id=summary.fetch_id, fetched=summary.fetched, complete=summary.complete,
+                        new_payloads=summary.new_payloads, requests=summary.requests,
+                        not_modified=summary.not_modified, quarantined=summary.quarantined,
+                        quarantine_sample=list(summary.quarantine_sample))
+
+
+def replay_day(conn: psycopg.Connection, source: str, day: date) -> FetchOutcome:
+    """Confirm ``day`` has a stored snapshot of ``source``: past days are replayed, never refetched."""
+    snapshot = load_snapshot(conn, source, day)
+    if snapshot is None:
+        raise NoSnapshotError(f"no raw snapshot of source {source!r} for {day}: past days are "
+                              "replayed from stored payloads and cannot be fetched again", source=source,
+                              day=day.isoformat())
+    return FetchOutcome(fetch_id=snapshot.fetch_id, fetched=len(snapshot.items), complete=snapshot.complete,
+                        replayed=True, quarantined=snapshot.quarantined)
+
+
+def ingest_day(conn: psycopg.Connection, source: str, day: date, *, config: Callable[[str], SourceConfig],
+               run_id: str | None = None, today: date | None = None) -> FetchOutcome:
+    """Today's day is fetched; a past day is replayed (the web no longer shows that day).
+
+    ``config`` looks a source up by name; it is only called for a fetch, so a source removed
+    from the sources file can still be replayed.
+    """
+    if day < (today or utc_today()):
+        return replay_day(conn, source, day)
+    return fetch_day(conn, config(source), day, run_id=run_id)
+
+
+@dataclass(frozen=True)
+class NormalizeOutcome(Report):
+    """The day's payloads normalized and validated: passed rows stored, the rest quarantined."""
+
+    passed: int = 0
+    rejected: int = 0
+    reject_rate: float = 0.0
+    threshold: float = 1.0
+    #: failed check -> postings that failed it
+    failed_checks: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def within_threshold(self) -> bool:
+        """False when so many postings failed that the source's scraper or site probably changed."""
+        total = self.passed + self.rejected
+        return (self.rejected / total if total else 0.0) <= self.threshold
+
+    @property
+    def summary(self) -> str:
+        total = self.passed + self.rejected
+        return (f"{self.rejected} of {total} postings rejected ({self.reject_rate:.1%}; "
+                f"threshold {self.threshold:.0%})")
+
+
+def normalize_day(conn: psycopg.Connection, source: str, day: date, *, threshold: float,
+                  run_id: str | None = None) -> NormalizeOutcome:
+    """Normalize the day's stored payloads into the one schema; replaces the day's rows whole."""
+    snapshot = load_snapshot(conn, source, day)
+    if snapshot is None:
+        raise NoSnapshotError(f"no raw snapshot of source {source!r} for {day}", source=source, day=day.isoformat())
+    result = normalize_batch(snapshot.items, extract, fetch_id=snapshot.fetch_id)
+    counts = write_normalized(conn, source, day, result, dagster_run_id=run_id)
+    failed: dict[str, int] = {}
+    for rejection in result.rejected:
+        for check in rejection.failed_checks:
+            key = check.split(":")[0][:80]
+            failed[key] = failed.get(key, 0) + 1
+    return NormalizeOutcome(passed=counts.passed, rejected=counts.rejected, reject_rate=round(counts.reject_rate, 4),
+                            threshold=threshold, failed_checks=failed)
+
+
+@dataclass(frozen=True)
+class CurateOutcome(Report):
+    """The day's postings upserted into ``jobs``, their keyword terms refreshed, vanished ones closed."""
+
+    inserted: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    reopened: int = 0
+    terms_computed: int = 0
+    terms_workers: int = 0
+    closed: int = 0
+    would_close: int = 0          # open postings missing from the listing
+    close_refused: bool = False   # the mass-close guard refused: nothing closed
+    listing_confirmed: bool = True   # False: the listing was not trusted to close anything
+    close_reason: str = "ok"      # why nothing (or not everything missing) was closed
+    max_share: float = 0.0
+    considered: bool = True       # False: not the source's latest day (a replay closes nothing)
+
+
+def curate_day(conn: psycopg.Connection, source: str, day: date, *, max_share: float) -> CurateOutcome:
+    """Upsert the day's normalized postings, re-tokenize what changed, close what vanished.
+
+    Keyword terms are computed before closing, so the vanished postings keep theirs for
+    ``include_closed`` searches. Whether anything closes is ``jobpipe.store.close_vanished``'s
+    decision (only the latest day's confirmed listing, behind the mass-close guard).
+    """
+    counts = upsert_jobs(conn, load_normalized(conn, source, day))
+    terms = sync_job_terms(conn, source=source)
+    closing = close_vanished(conn, source, day, max_share=max_share)
+    return CurateOutcome(inserted=counts.inserted, updated=counts.updated, unchanged=counts.unchanged,
+                         reopened=counts.reopened, terms_computed=terms.computed, terms_workers=terms.workers,
+                         closed=closing.closed, would_close=closing.would_close, close_refused=closing.refused,
+                         listing_confirmed=closing.confirmed, close_reason=closing.reason or "ok",
+                         max_share=max_share, considered=closing.considered)
