@@ -34,6 +34,21 @@ OPERATOR_ENV = {k: os.environ.get(k) for k in ("JOBPIPE_HOME", "JOBPIPE_DATABASE
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
+#: Figures tests measure while they run (case counts, sizes), printed after the session.
+_FIGURES: list[str] = []
+
+
+@pytest.fixture(scope="session")
+def report_figure():
+    """``report_figure("...")`` adds a line to the "figures" section at the end of the run."""
+    return _FIGURES.append
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    if _FIGURES:
+        terminalreporter.section("figures")
+        for line in _FIGURES:
+            terminalreporter.write_line(line)
 
 
 def shared_data_path(*parts: str) -> Path:
