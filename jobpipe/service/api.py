@@ -22,6 +22,7 @@ from psycopg_pool import PoolTimeout
 from jobpipe.candidates.matching import MatchError, UnknownCandidateError
 from jobpipe.search.types import MAX_CITY_CHARS, MAX_POSTED_WITHIN_DAYS, MAX_SKILL_CHARS, MAX_SKILLS, describe_errors
 from jobpipe.service import limits
+from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
 from jobpipe.text.sanitize import clean_text
 from jobpipe.service.schemas import (
@@ -37,7 +38,7 @@ from jobpipe.service.settings import ServiceSettings, service_settings
 
 log = logging.getLogger(__name__)
 
-MAX_BODY_BYTES = 256 * 1024
+MAX_BODY_BYTES = limits.MAX_BODY_BYTES
 
 DESCRIPTION = """
 Hybrid (vector + keyword) search over job postings in Chinese and English, full postings,
@@ -63,20 +64,6 @@ DESCRIPTION = DESCRIPTION.format(
 _bearer = HTTPBearer(auto_error=False, description="The server's JOBPIPE_API_TOKEN.")
 
 
-class _BodyLimit:
-    """Reject oversized request bodies before they are read (a 413, not an out-of-memory)."""
-
-    def __init__(self, app: Any, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            length = dict(scope.get("headers") or []).get(b"content-length")
-            if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
-                response = JSONResponse({"detail": f"request body larger than {self.max_bytes} bytes"}, 413)
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def create_app(settings: ServiceSettings | None = None, *, database_url: str | None = None,
@@ -96,12 +83,13 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
     app = FastAPI(
         title="jobpipe query service", version="1.0", description=DESCRIPTION, lifespan=lifespan,
         responses={401: {"model": ErrorBody, "description": "Missing or wrong bearer token"},
+                   413: {"model": ErrorBody, "description": "Request body over the limit (counted as received)"},
                    422: {"model": ErrorBody, "description": "Invalid request: `message` says what is wrong"},
                    503: {"model": ErrorBody, "description": "Database unavailable or query timed out"}},
     )
     app.state.context = ctx
     app.state.token_required = bool(token)
-    app.add_middleware(_BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
 
     def authorize(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
         if not token:

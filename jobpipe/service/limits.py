@@ -11,6 +11,8 @@ MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
 MAX_CANDIDATE_ID_CHARS = 128
 MAX_JOB_ID = 2**63 - 1
+#: Request body, bytes actually received (chunked or not); more is a 413.
+MAX_BODY_BYTES = 256 * 1024
 #: Statement timeout for every query the service runs, milliseconds.
 DEFAULT_STATEMENT_TIMEOUT_MS = 2000
 #: How much of a description the MCP ``get_job`` tool returns.

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from jobpipe.search.types import FilterError
 from jobpipe.service import limits
+from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
 from jobpipe.service.fence import Fence, encode, encode_field
 from jobpipe.service.schemas import MatchRequest, SearchArguments
@@ -266,15 +267,20 @@ class BearerAuth:
             if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), self.token):
                 from starlette.responses import JSONResponse
 
-                await JSONResponse({"detail": "missing or wrong bearer token"}, 401,
-                                   headers={"WWW-Authenticate": "Bearer"})(scope, receive, send)
+                denied = JSONResponse({"detail": "missing or wrong bearer token"}, 401,
+                                      headers={"WWW-Authenticate": "Bearer", "Connection": "close"})
+                await denied(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
 
 def mcp_http_app(ctx: ServiceContext, *, host: str = "127.0.0.1", token: str | None = None) -> Any:
-    """The streamable-HTTP MCP app (endpoint ``/mcp``), behind the bearer token when one is set."""
-    app = build_mcp_server(ctx).streamable_http_app(host=host)
+    """The streamable-HTTP MCP app (endpoint ``/mcp``), behind the bearer token when one is set.
+
+    Request bodies are capped like the HTTP API's (counted as received); the token is checked
+    first, so an unauthenticated client cannot even make the service buffer a body.
+    """
+    app: Any = BodyLimit(build_mcp_server(ctx).streamable_http_app(host=host))
     return BearerAuth(app, token) if token else app
 
 
