@@ -44,6 +44,8 @@ class Settings:
     hnsw_ef_construction: int
     retired_vector_days: float
     candidates_path: Path
+    #: Seconds one outgoing HTTP request may take in all (connect and every read).
+    fetch_deadline: float = 120.0
 
     @property
     def embedded(self) -> bool:
@@ -78,4 +80,5 @@ def get_settings() -> Settings:
         hnsw_ef_construction=int(_env("JOBPIPE_HNSW_EF_CONSTRUCTION", "64")),  # type: ignore[arg-type]
         retired_vector_days=float(_env("JOBPIPE_RETIRED_VECTOR_DAYS", "7")),  # type: ignore[arg-type]
         candidates_path=Path(_env("JOBPIPE_CANDIDATES", str(DEMO_RESUMES_DIR))),  # type: ignore[arg-type]
+        fetch_deadline=float(_env("JOBPIPE_FETCH_DEADLINE", "120")),  # type: ignore[arg-type]
     )

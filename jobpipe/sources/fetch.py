@@ -41,7 +41,9 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
         log.warning("source %r: fetching WITHOUT respecting robots.txt (robots: false)", config.name)
     own_client = client is None
     if client is None:
-        client = PoliteClient(rate_limit=config.rate_limit)
+        from jobpipe.config import get_settings
+
+        client = PoliteClient(rate_limit=config.rate_limit, deadline=get_settings().fetch_deadline)
     started = datetime.now(timezone.utc)
     session = SourceSession(client, config, state, started)
     postings: list[RawPosting] = []

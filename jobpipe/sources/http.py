@@ -1,6 +1,7 @@
 """The one HTTP client every source kind goes through, so politeness is not optional.
 
-What it guarantees for each request: a timeout; at most ``rate_limit`` requests per second
+What it guarantees for each request: a timeout per read and an overall deadline (connect,
+TLS, headers and every body read together); at most ``rate_limit`` requests per second
 per host (and no faster than the host's robots.txt ``Crawl-delay``); at most
 ``max_concurrency`` requests in flight; robots.txt checked (unless a source opts out);
 retries with exponential backoff and jitter on connection errors, timeouts, 429 and 5xx,
@@ -17,11 +18,15 @@ import logging
 import random
 import ssl
 import threading
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import certifi
+import httpcore
 import httpx
 
 from jobpipe import __version__
@@ -34,6 +39,9 @@ log = logging.getLogger("jobpipe.sources.http")
 
 USER_AGENT = f"jobpipe/{__version__} (+https://github.com/jobpipe/jobpipe)"
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+#: Seconds one request (one attempt) may take from connect to its last body byte
+#: (``JOBPIPE_FETCH_DEADLINE`` for the pipeline's fetches).
+DEFAULT_DEADLINE = 120.0
 _RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
@@ -86,6 +94,99 @@ class Response:
         return self.headers.get("last-modified")
 
 
+class DeadlineExceeded(httpx.TimeoutException):
+    """A request did not finish within its overall deadline (a server that drips bytes)."""
+
+
+# ---------------------------------------------------------------------------- the deadline
+# httpx's timeouts bound each socket operation, so a server sending one byte every few
+# seconds keeps a request alive forever. Every socket operation of a request (connect, TLS,
+# each write and read) instead gets min(its own timeout, the time left before the request's
+# deadline). The deadline lives in a thread-local: sync httpx does all of a request's I/O on
+# the calling thread, and a pooled connection serves one request at a time.
+_request_deadline = threading.local()
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[float]:
+    previous = getattr(_request_deadline, "at", None)
+    _request_deadline.at = end = time.monotonic() + seconds
+    try:
+        yield end
+    finally:
+        _request_deadline.at = previous
+
+
+def _clamp(timeout: float | None, error: type[Exception]) -> float | None:
+    end = getattr(_request_deadline, "at", None)
+    if end is None:
+        return timeout
+    left = end - time.monotonic()
+    if left <= 0:
+        raise error("the request's overall deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _clamp(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _clamp(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        tls = self._stream.start_tls(ssl_context, server_hostname, _clamp(timeout, httpcore.ConnectTimeout))
+        return _DeadlineStream(tls)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, inner: httpcore.NetworkBackend) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        stream = self._inner.connect_tcp(host, port, _clamp(timeout, httpcore.ConnectTimeout), local_address,
+                                         socket_options)
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        stream = self._inner.connect_unix_socket(path, _clamp(timeout, httpcore.ConnectTimeout), socket_options)
+        return _DeadlineStream(stream)
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def _install_deadlines(client: httpx.Client) -> None:
+    """Put every connection pool ``client`` built (direct and per proxy) on the deadline backend.
+
+    httpx builds its pools itself (honouring proxy settings) without a way to pass a network
+    backend; wrapping the pools' backend keeps all of that. A layout this code does not know
+    (a newer httpx) fails here, loudly, rather than losing the deadline.
+    """
+    transports = [client._transport, *(t for t in client._mounts.values() if t is not None)]
+    for transport in transports:
+        pool = getattr(transport, "_pool", None)
+        if pool is None:
+            continue   # a transport given by the caller (tests): not a socket transport
+        backend = getattr(pool, "_network_backend", None)
+        if backend is None:
+            raise RuntimeError("httpcore's connection pool has no _network_backend: cannot enforce request deadlines")
+        if not isinstance(backend, _DeadlineBackend):
+            pool._network_backend = _DeadlineBackend(backend)
+
+
 @functools.lru_cache(maxsize=1)
 def _ssl_context() -> ssl.SSLContext:
     """One verified TLS context per process: loading the CA bundle costs ~0.1 s per client."""
@@ -111,6 +212,7 @@ class PoliteClient:
         backoff_max: float = 60.0,
         max_retry_after: float = 300.0,
         max_bytes: int = DEFAULT_MAX_BYTES,
+        deadline: float = DEFAULT_DEADLINE,
         max_redirects: int = 5,
         user_agent: str = USER_AGENT,
         respect_robots: bool = True,
@@ -124,6 +226,7 @@ class PoliteClient:
         self.backoff_max = backoff_max
         self.max_retry_after = max_retry_after
         self.max_bytes = max_bytes
+        self.deadline = deadline
         self.max_redirects = max_redirects
         self.user_agent = user_agent
         self.respect_robots = respect_robots
@@ -137,6 +240,7 @@ class PoliteClient:
             transport=transport,
             verify=_ssl_context(),
         )
+        _install_deadlines(self._http)
         self._robots = robots_cache or shared_robots_cache()  # once per host, not per source
         self._crawl_delay_warned: set[str] = set()
 
@@ -276,6 +380,9 @@ class PoliteClient:
                     response = self._send_once(url, headers, stats, method, content)
             except ResponseTooLarge:
                 raise
+            except DeadlineExceeded as exc:
+                last_error = str(exc)
+                wait = self._backoff(attempt)
             except httpx.TimeoutException as exc:
                 last_error = f"timed out ({type(exc).__name__})"
                 wait = self._backoff(attempt)
@@ -303,6 +410,17 @@ class PoliteClient:
 
     def _send_once(self, url: str, headers: dict[str, str], stats: RequestStats, method: str = "GET",
                    content: bytes | None = None) -> Response:
+        with _deadline(self.deadline) as end:
+            try:
+                return self._read_response(url, headers, stats, method, content, end)
+            except httpx.TimeoutException as exc:
+                if time.monotonic() >= end:
+                    raise DeadlineExceeded(f"no complete response within the {self.deadline:g}s deadline "
+                                           "(connect and all reads together)") from exc
+                raise
+
+    def _read_response(self, url: str, headers: dict[str, str], stats: RequestStats, method: str,
+                       content: bytes | None, end: float) -> Response:
         with self._http.stream(method, url, headers=headers, content=content) as raw:
             declared = raw.headers.get("content-length")
             if declared and declared.isdigit() and int(declared) > self.max_bytes:
@@ -315,6 +433,8 @@ class PoliteClient:
                 if size > self.max_bytes:
                     raise ResponseTooLarge(f"{method} {url}: response exceeds the {self.max_bytes}-byte cap",
                                            url=url, status=raw.status_code)
+                if time.monotonic() >= end:   # also for a caller's own transport, which has no deadline backend
+                    raise httpx.ReadTimeout("the request's overall deadline passed")
                 chunks.append(chunk)
             stats.add(bytes=size)
             return Response(url=url, status=raw.status_code, headers=raw.headers,
