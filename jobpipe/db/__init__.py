@@ -11,9 +11,10 @@ from jobpipe.db.connection import (
 from jobpipe.db.migrate import MigrationError, migrate
 
 
-def ready_url() -> str:
-    """The database URL, with the server started (if embedded) and the schema up to date."""
-    url = database_url()
+def ready_url(url: str | None = None) -> str:
+    """``url`` (default: the configured database, the embedded server started if it is the one)
+    with its schema brought up to date."""
+    url = url or database_url()
     migrate(url)
     return url
 

@@ -19,10 +19,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -293,3 +296,28 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@contextmanager
+def demo_boards(sources_file: str | os.PathLike[str], say: Callable[[str], None] | None = None) -> Iterator[None]:
+    """With the bundled demo's sources file, serve its boards locally meanwhile (``JOBPIPE_DEMO_URL``).
+
+    Any other sources file: nothing to serve.
+    """
+    from jobpipe.demo import DEMO_SOURCES_FILE, DEMO_URL_ENV
+
+    if Path(sources_file).resolve() != DEMO_SOURCES_FILE.resolve():
+        yield
+        return
+    previous = os.environ.get(DEMO_URL_ENV)
+    with DemoServer() as demo:
+        os.environ[DEMO_URL_ENV] = demo.url
+        if say is not None:
+            say(f"demo boards served at {demo.url}")
+        try:
+            yield
+        finally:
+            if previous is None:
+                os.environ.pop(DEMO_URL_ENV, None)
+            else:
+                os.environ[DEMO_URL_ENV] = previous

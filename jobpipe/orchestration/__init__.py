@@ -1,1 +1,4 @@
-"""Dagster wiring. Thin: every asset calls a plain function from the core packages."""
+"""Dagster wiring. Thin: every asset calls one stage of ``jobpipe.pipeline`` and reports its result."""
+
+#: Who answers for the assets (the UI shows it on every asset).
+OWNERS = ["team:jobpipe"]

@@ -3,16 +3,17 @@
 Nightly: the schedule launches one ``ingest_job`` run per source for the day (isolated
 partitions: one failing source fails only its own run). When those runs have landed, the
 automation sensor materializes the unpartitioned stages (vectors, index, serving snapshot,
-candidate matches) once, (see ``automation.py``).
+candidate matches) once (see ``automation.py``). ``jobpipe run`` runs the same two jobs
+in-process, with the same resources (:func:`build_definitions`).
 """
 
 from __future__ import annotations
 
-from datetime import date
-
 from dagster import (
+    AddDynamicPartitionsRequest,
     AssetSelection,
     AutomationConditionSensorDefinition,
+    ConfigurableResource,
     DefaultScheduleStatus,
     DefaultSensorStatus,
     Definitions,
@@ -31,12 +32,7 @@ from jobpipe.orchestration.assets.candidates import candidate_matches, candidate
 from jobpipe.orchestration.assets.ingest import curated_jobs, normalized_postings, raw_postings
 from jobpipe.orchestration.assets.vectors import job_embeddings, serving_jobs, vector_index
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
-from jobpipe.orchestration.resources import (
-    EmbedderResource,
-    PipelineSettingsResource,
-    PostgresResource,
-    SourcesResource,
-)
+from jobpipe.orchestration.resources import SourcesResource, build_resources
 
 ASSETS = [
     raw_postings, normalized_postings, curated_jobs,
@@ -58,10 +54,6 @@ index_job = define_asset_job(
 _settings = get_settings()
 
 
-def source_names() -> list[str]:
-    return [s.name for s in SourcesResource().load()]
-
-
 @schedule(
     name="nightly_ingest",
     cron_schedule=_settings.schedule_cron,
@@ -70,11 +62,10 @@ def source_names() -> list[str]:
     default_status=DefaultScheduleStatus.RUNNING,
     description="Nightly ingestion: one run per enabled source for the scheduled day.",
 )
-def nightly_ingest(context: ScheduleEvaluationContext):
-    names = source_names()
+def nightly_ingest(context: ScheduleEvaluationContext, sources: SourcesResource):
+    names = sources.names()
     context.instance.add_dynamic_partitions(SOURCES_PARTITION, names)
-    scheduled = context.scheduled_execution_time
-    day = scheduled.date() if scheduled else date.today()
+    day = context.scheduled_execution_time.date()   # in the schedule's timezone
     for name in names:
         yield RunRequest(run_key=f"{name}|{day.isoformat()}", partition_key=partition_key(name, day),
                          tags={"jobpipe/source": name})
@@ -86,14 +77,11 @@ def nightly_ingest(context: ScheduleEvaluationContext):
     default_status=DefaultSensorStatus.RUNNING,
     description="Registers every source in the sources file as a partition, so it can be backfilled.",
 )
-def register_sources(context: SensorEvaluationContext):
-    names = source_names()
+def register_sources(context: SensorEvaluationContext, sources: SourcesResource):
     known = set(context.instance.get_dynamic_partitions(SOURCES_PARTITION))
-    new = [n for n in names if n not in known]
+    new = [n for n in sources.names() if n not in known]
     if not new:
         return SkipReason("every source is registered")
-    from dagster import AddDynamicPartitionsRequest
-
     return SensorResult(dynamic_partitions_requests=[AddDynamicPartitionsRequest(SOURCES_PARTITION, new)])
 
 
@@ -106,19 +94,15 @@ automation = AutomationConditionSensorDefinition(
 )
 
 
-def build_resources() -> dict[str, object]:
-    return {
-        "postgres": PostgresResource(),
-        "embedder": EmbedderResource(),
-        "sources": SourcesResource(),
-        "settings": PipelineSettingsResource(),
-    }
+def build_definitions(resources: dict[str, ConfigurableResource] | None = None) -> Definitions:
+    """The code location with ``resources`` (default: :func:`build_resources` from the environment now)."""
+    return Definitions(
+        assets=ASSETS,
+        jobs=[ingest_job, index_job],
+        schedules=[nightly_ingest],
+        sensors=[register_sources, automation],
+        resources=resources if resources is not None else build_resources(),
+    )
 
 
-defs = Definitions(
-    assets=ASSETS,
-    jobs=[ingest_job, index_job],
-    schedules=[nightly_ingest],
-    sensors=[register_sources, automation],
-    resources=build_resources(),
-)
+defs = build_definitions()

@@ -7,17 +7,34 @@ any (source, day) can be re-run alone: a Dagster partition retried, a past day b
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
+from typing import Any
 
 import psycopg
 
+from jobpipe.models import RawPosting
 from jobpipe.normalize import load_normalized, normalize_batch, write_normalized
 from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError
 from jobpipe.pipeline.report import Report
-from jobpipe.sources import SourceConfig, SourceFetchError, extract, load_snapshot, run_source
+from jobpipe.sources import SourceConfig, SourceFetchError, extract, load_snapshot, record_fetch, run_source
+from jobpipe.sources.fetch import dedupe_postings
+from jobpipe.sources.kinds._common import as_text
+from jobpipe.sources.kinds.file import mapped_row
+from jobpipe.sources.payloads import payload_json
+from jobpipe.sources.result import FetchResult, Quarantined
 from jobpipe.store import close_vanished, sync_job_terms, upsert_jobs
+
+
+#: The checks a source's day can fail; the Dagster asset checks carry these names.
+REJECT_RATE_CHECK = "reject_rate_below_threshold"   # normalized_postings: too many postings rejected
+CLOSE_GUARD_CHECK = "close_guard"                   # curated_jobs: a mass close was refused
+LISTING_CHECK = "listing_confirmed"                 # curated_jobs: the listing was not trusted to close
+
+
+#: ``fetch_runs.kind`` of a listing handed over by a caller (``record_day``, ``jobpipe.sync``).
+RECORDS_KIND = "records"
 
 
 def utc_today() -> date:
@@ -78,6 +95,74 @@ def ingest_day(conn: psycopg.Connection, source: str, day: date, *, config: Call
     if day < (today or utc_today()):
         return replay_day(conn, source, day)
     return fetch_day(conn, config(source), day, run_id=run_id)
+
+
+#: What ``record_day`` accepts as one record: a posting as a source delivered it, or a plain mapping
+#: of posting fields (``external_id`` or ``id``, ``title``, ``company``, ``location``, ``salary``,
+#: ``description``, ``url``, ``posted_at``...; other keys are kept under ``extra``), read like a
+#: row of a file drop.
+Record = RawPosting | Mapping[str, Any]
+
+
+def as_postings(source: str, records: Iterable[Record]) -> tuple[list[RawPosting], list[Quarantined]]:
+    """``records`` as the source's postings; one that cannot be (no id, not a mapping) is quarantined."""
+    postings: list[RawPosting] = []
+    bad: list[Quarantined] = []
+    for index, record in enumerate(records, start=1):
+        position = f"record {index}"
+        if isinstance(record, RawPosting):
+            if record.source != source:
+                bad.append(Quarantined(position, f"a posting of source {record.source!r}, not {source!r}",
+                                       payload_json(record.payload), record.external_id))
+                continue
+            postings.append(record)
+            continue
+        if not isinstance(record, Mapping):
+            bad.append(Quarantined(position, f"expected a mapping of posting fields, got {type(record).__name__}",
+                                   repr(record)[:2000]))
+            continue
+        try:
+            row = _plain(dict(record))
+            text = payload_json(row)
+        except (TypeError, ValueError) as exc:
+            bad.append(Quarantined(position, f"not JSON data: {exc}", repr(record)[:2000]))
+            continue
+        payload = mapped_row(row)
+        ident = as_text(payload.get("external_id"))
+        if ident is None:
+            bad.append(Quarantined(position, "no 'external_id' or 'id'", text))
+            continue
+        postings.append(RawPosting(source=source, external_id=ident, format="file", payload=payload,
+                                   url=as_text(payload.get("url"))))
+    return dedupe_postings(postings)[0], bad
+
+
+def _plain(value: Any) -> Any:
+    """Dates and times as ISO text, tuples as lists: what a record's JSON payload can hold."""
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def record_day(conn: psycopg.Connection, source: str, day: date, records: Iterable[Record], *,
+               complete: bool = True, run_id: str | None = None) -> FetchOutcome:
+    """Store records fetched elsewhere (your own scraper, an export) as ``day``'s snapshot of ``source``.
+
+    ``complete``: the records are the source's whole listing, so its open postings missing from
+    them may be closed (behind the guard). Records that are not postings are quarantined.
+    """
+    postings, bad = as_postings(source, records)
+    now = datetime.now(timezone.utc)
+    result = FetchResult(source=source, kind=RECORDS_KIND, postings=postings, complete=complete,
+                         quarantined=bad, started_at=now, finished_at=now)
+    summary = record_fetch(conn, SourceConfig(name=source, kind=RECORDS_KIND), day, result, run_id)
+    return FetchOutcome(fetch_id=summary.fetch_id, fetched=summary.fetched, complete=summary.complete,
+                        new_payloads=summary.new_payloads, quarantined=summary.quarantined,
+                        quarantine_sample=list(summary.quarantine_sample))
 
 
 @dataclass(frozen=True)

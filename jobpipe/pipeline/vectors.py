@@ -21,10 +21,14 @@ from jobpipe.store import (
     prune_retired_models,
     sync_job_embeddings,
 )
+from jobpipe.store.vectors import database_now, embedded_by_source
 from jobpipe.store.serving import publish_serving_snapshot
 
 #: The HNSW index is trusted only while it finds what exact search finds (recall@10).
 RECALL_TARGET = 0.95
+#: The checks of the whole-store stages; the Dagster asset checks carry these names.
+RECALL_CHECK = "hnsw_recall"                  # vector_index: recall@10 below RECALL_TARGET
+COVERAGE_CHECK = "every_open_job_searchable"  # serving_jobs: open jobs still waiting for a vector
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,7 @@ class EmbedOutcome(Report):
     dims: int = 0
     active_model: str | None = None   # the model search reads after this stage
     activated: bool = False           # this stage completed a model switch
+    by_source: dict[str, int] = field(default_factory=dict)   # vectors computed, per source
 
 
 def embed_jobs(conn: psycopg.Connection, embedder: Embedder, *,
@@ -47,13 +52,17 @@ def embed_jobs(conn: psycopg.Connection, embedder: Embedder, *,
     A job's old vector keeps serving until its new one is committed. Switching models embeds
     under the new model in the background; search moves over only once it covers every open job.
     """
+    started = database_now(conn)
     before = pending_jobs(conn, embedder.model)
     counts = sync_job_embeddings(conn, embedder, progress=progress)
     after = pending_jobs(conn, embedder.model)
     serving = active_model(conn)
+    by_source = embedded_by_source(conn, embedder.model, since=started) if counts.embedded else {}
+    if not conn.autocommit:
+        conn.commit()
     return EmbedOutcome(embedded=counts.embedded, pending_before=before, pending_after=after, model=embedder.model,
                         dims=embedder.dims, active_model=serving.model if serving else None,
-                        activated=counts.activated)
+                        activated=counts.activated, by_source=by_source)
 
 
 @dataclass(frozen=True)

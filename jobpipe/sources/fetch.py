@@ -19,7 +19,7 @@ from jobpipe.sources.session import SourceSession
 log = logging.getLogger("jobpipe.sources")
 
 
-def _dedupe(postings: list[RawPosting]) -> tuple[list[RawPosting], int]:
+def dedupe_postings(postings: list[RawPosting]) -> tuple[list[RawPosting], int]:
     """One posting per external id: the first position, the last payload (detail pages come last)."""
     index: dict[str, int] = {}
     out: list[RawPosting] = []
@@ -68,7 +68,7 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
     if error is None and session.listing.doubts:
         session.warn("listing UNCONFIRMED: " + "; ".join(session.listing.doubts)
                      + " (postings missing from it stay open until a listing confirms their absence)")
-    postings, duplicates = _dedupe(postings)
+    postings, duplicates = dedupe_postings(postings)
     if duplicates:
         session.warn(f"{duplicates} duplicate posting(s) by external id: kept one each")
     stats = session.stats

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 import psycopg
@@ -111,6 +112,21 @@ def _pending_keys(conn: psycopg.Connection, target: _Target, model: str) -> list
     return [key for (key,) in conn.execute(query, {"model": model})]
 
 
+def as_vectors(given: object, n: int, embedder: Embedder) -> np.ndarray:
+    """An embedder's answer for ``n`` texts as an (n, dims) float32 array: a list of lists, a list
+    of arrays or an array all do; a wrong shape or a non-finite number is a clear error."""
+    try:
+        vectors = np.asarray(given, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{embedder.model}: embed_documents must return {n} vectors of {embedder.dims} numbers "
+                         f"(a list of lists or an array): {exc}") from None
+    if vectors.shape != (n, embedder.dims):
+        raise ValueError(f"{embedder.model}: expected {(n, embedder.dims)} vectors, got shape {vectors.shape}")
+    if not np.isfinite(vectors).all():
+        raise ValueError(f"{embedder.model}: returned a vector with NaN or infinite values")
+    return vectors
+
+
 def _sync(conn: psycopg.Connection, target: _Target, embedder: Embedder, batch_size: int,
           progress: Progress | None) -> EmbedCounts:
     register_vector(conn)
@@ -143,9 +159,8 @@ def _sync(conn: psycopg.Connection, target: _Target, embedder: Embedder, batch_s
             conn.commit()  # no transaction (and no snapshot) held while the model works
         if not rows:
             continue
-        vectors = np.asarray(embedder.embed_documents([target.to_text(tuple(r[2:])) for r in rows]), dtype=np.float32)
-        if vectors.shape != (len(rows), embedder.dims):
-            raise ValueError(f"{embedder.model}: expected {(len(rows), embedder.dims)} vectors, got {vectors.shape}")
+        vectors = as_vectors(embedder.embed_documents([target.to_text(tuple(r[2:])) for r in rows]),
+                             len(rows), embedder)
         with conn.transaction():
             with conn.cursor() as cur:
                 cur.executemany(write, [(r[0], embedder.model, embedder.dims, r[1], v) for r, v in zip(rows, vectors)])
@@ -180,3 +195,19 @@ def sync_candidate_embeddings(conn: psycopg.Connection, embedder: Embedder, *, b
     """Same for candidates (text: headline, skills, resume head). Never activates a model:
     the active model is decided by job coverage, candidates follow it."""
     return _sync(conn, CANDIDATES, embedder, batch_size, progress)
+
+
+def database_now(conn: psycopg.Connection) -> datetime:
+    """The database server's clock (vectors are stamped with it), outside any transaction."""
+    now = conn.execute("SELECT clock_timestamp()").fetchone()[0]  # type: ignore[index]
+    if not conn.autocommit:
+        conn.commit()
+    return now
+
+
+def embedded_by_source(conn: psycopg.Connection, model: str, *, since: datetime) -> dict[str, int]:
+    """Job vectors of ``model`` computed since ``since``, per source."""
+    return dict(conn.execute(
+        "SELECT j.source, count(*) FROM job_embeddings e JOIN jobs j USING (job_id) "
+        "WHERE e.model = %s AND e.embedded_at >= %s GROUP BY j.source ORDER BY j.source", (model, since)
+    ).fetchall())

@@ -5,6 +5,7 @@ Thin wiring: each asset calls one stage of ``jobpipe.pipeline.candidates``.
 
 from dagster import MaterializeResult, asset
 
+from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.assets.vectors import job_embeddings, vector_index
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS, nightly
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
@@ -13,7 +14,7 @@ from jobpipe.pipeline.candidates import embed_candidates, match_candidates, prof
 GROUP = "candidates"
 
 
-@asset(group_name=GROUP, kinds={"python", "postgres"}, automation_condition=nightly())
+@asset(group_name=GROUP, kinds={"python", "postgres"}, automation_condition=nightly(), owners=OWNERS)
 def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsResource) -> MaterializeResult:
     """Parse resumes into profiles (skills, cities, experience) with the same taxonomy as jobs.
 
@@ -21,7 +22,7 @@ def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsRes
     comparable across the two sides.
     """
     with postgres.connect() as conn:
-        outcome = profile_candidates(conn, settings.resolved()["candidates_path"])
+        outcome = profile_candidates(conn, settings.candidates_path)
     return MaterializeResult(metadata=outcome.as_metadata())
 
 
@@ -30,6 +31,7 @@ def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsRes
     group_name=GROUP,
     kinds={"python", "pgvector"},
     automation_condition=AFTER_UPSTREAM_LANDS,
+    owners=OWNERS,
 )
 def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Embed changed candidate profiles with the same model as jobs (vectors are only comparable
@@ -44,6 +46,7 @@ def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) ->
     group_name=GROUP,
     kinds={"python", "postgres"},
     automation_condition=AFTER_UPSTREAM_LANDS,
+    owners=OWNERS,
 )
 def candidate_matches(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Rank open jobs for every candidate (vector similarity + skill overlap), precomputed so an

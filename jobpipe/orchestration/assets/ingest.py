@@ -12,16 +12,24 @@ from dagster import (
     asset,
 )
 
+from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.outcomes import stage_failure
 from jobpipe.orchestration.partitions import source_day_partitions, split_key
 from jobpipe.orchestration.resources import PipelineSettingsResource, PostgresResource, SourcesResource
 from jobpipe.pipeline.errors import StageError
-from jobpipe.pipeline.ingest import curate_day, ingest_day, normalize_day
+from jobpipe.pipeline.ingest import (
+    CLOSE_GUARD_CHECK,
+    LISTING_CHECK,
+    REJECT_RATE_CHECK,
+    curate_day,
+    ingest_day,
+    normalize_day,
+)
 
 GROUP = "ingest"
 
 
-@asset(partitions_def=source_day_partitions, group_name=GROUP, kinds={"python", "postgres"})
+@asset(partitions_def=source_day_partitions, group_name=GROUP, kinds={"python", "postgres"}, owners=OWNERS)
 def raw_postings(
     context: AssetExecutionContext, postgres: PostgresResource, sources: SourcesResource
 ) -> MaterializeResult:
@@ -45,7 +53,11 @@ def raw_postings(
     deps=[raw_postings],
     group_name=GROUP,
     kinds={"python", "pandera", "postgres"},
-    check_specs=[AssetCheckSpec("reject_rate_below_threshold", asset="normalized_postings")],
+    check_specs=[AssetCheckSpec(
+        REJECT_RATE_CHECK, asset="normalized_postings",
+        description="Fails when more of the day's postings are quarantined than the reject-rate threshold "
+                    "allows: the source's site or its scraper probably changed.")],
+    owners=OWNERS,
 )
 def normalized_postings(
     context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
@@ -58,7 +70,7 @@ def normalized_postings(
     threshold fails the check (its scraper or the site probably changed).
     """
     source, day = split_key(context.partition_key)
-    threshold = settings.resolved()["reject_rate_threshold"]
+    threshold = settings.reject_rate_threshold
     with postgres.connect() as conn:
         try:
             outcome = normalize_day(conn, source, day, threshold=threshold, run_id=context.run_id)
@@ -68,7 +80,7 @@ def normalized_postings(
         metadata=outcome.as_metadata(),
         check_results=[
             AssetCheckResult(
-                check_name="reject_rate_below_threshold",
+                check_name=REJECT_RATE_CHECK,
                 passed=outcome.within_threshold,
                 severity=AssetCheckSeverity.ERROR,
                 metadata={"reject_rate": outcome.reject_rate, "threshold": threshold, "rejected": outcome.rejected},
@@ -83,8 +95,15 @@ def normalized_postings(
     deps=[normalized_postings],
     group_name=GROUP,
     kinds={"python", "postgres"},
-    check_specs=[AssetCheckSpec("close_guard", asset="curated_jobs"),
-                 AssetCheckSpec("listing_confirmed", asset="curated_jobs")],
+    check_specs=[
+        AssetCheckSpec(CLOSE_GUARD_CHECK, asset="curated_jobs",
+                       description="Fails when the listing would close more than the close-guard share of the "
+                                   "source's open postings at once: nothing was closed."),
+        AssetCheckSpec(LISTING_CHECK, asset="curated_jobs",
+                       description="Warns when the listing was not trusted to say which postings are gone "
+                                   "(incomplete, short or doubtful pages): nothing was closed."),
+    ],
+    owners=OWNERS,
 )
 def curated_jobs(
     context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
@@ -98,7 +117,7 @@ def curated_jobs(
     source's open postings at once (``close_guard``).
     """
     source, day = split_key(context.partition_key)
-    max_share = settings.resolved()["close_guard_share"]
+    max_share = settings.close_guard_share
     with postgres.connect() as conn:
         outcome = curate_day(conn, source, day, max_share=max_share)
     if not outcome.listing_confirmed:
@@ -107,14 +126,14 @@ def curated_jobs(
         metadata=outcome.as_metadata(),
         check_results=[
             AssetCheckResult(
-                check_name="close_guard",
+                check_name=CLOSE_GUARD_CHECK,
                 passed=not outcome.close_refused,
                 severity=AssetCheckSeverity.ERROR,
                 metadata={"would_close": outcome.would_close, "max_share": max_share},
                 description=outcome.close_reason,
             ),
             AssetCheckResult(
-                check_name="listing_confirmed",
+                check_name=LISTING_CHECK,
                 passed=outcome.listing_confirmed,
                 severity=AssetCheckSeverity.WARN,
                 metadata={"would_close": outcome.would_close, "considered": outcome.considered},

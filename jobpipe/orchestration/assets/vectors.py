@@ -17,10 +17,11 @@ from dagster import (
     asset,
 )
 
+from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.assets.ingest import curated_jobs
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
-from jobpipe.pipeline.vectors import embed_jobs, maintain_indexes, publish_serving
+from jobpipe.pipeline.vectors import COVERAGE_CHECK, RECALL_CHECK, embed_jobs, maintain_indexes, publish_serving
 
 GROUP = "vectors"
 
@@ -45,6 +46,7 @@ def terminal_progress(label: str) -> Callable[[int, int], None] | None:
     automation_condition=AFTER_UPSTREAM_LANDS,
     # Embedding APIs fail transiently; each batch is committed, so a retry resumes, not restarts.
     retry_policy=RetryPolicy(max_retries=2, delay=10, backoff=Backoff.EXPONENTIAL),
+    owners=OWNERS,
 )
 def job_embeddings(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
     """Embed exactly the open jobs whose embedding text changed (or that lack a vector of the model).
@@ -63,7 +65,11 @@ def job_embeddings(postgres: PostgresResource, embedder: EmbedderResource) -> Ma
     group_name=GROUP,
     kinds={"pgvector"},
     automation_condition=AFTER_UPSTREAM_LANDS,
-    check_specs=[AssetCheckSpec("hnsw_recall", asset="vector_index")],
+    check_specs=[AssetCheckSpec(
+        RECALL_CHECK, asset="vector_index",
+        description="Fails when the HNSW index finds less than 0.95 of what exact search finds (recall@10, "
+                    "with and without a selective filter).")],
+    owners=OWNERS,
 )
 def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource) -> MaterializeResult:
     """Keep one HNSW (cosine) index per embedding model in use, built after bulk loads.
@@ -73,15 +79,14 @@ def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource)
     retired longer ago than ``retired_vector_days`` lose their vectors and index here: kept
     that long, switching back costs no re-embedding; kept forever, they only cost disk.
     """
-    params = settings.resolved()
     with postgres.connect() as conn:
-        outcome = maintain_indexes(conn, m=params["hnsw_m"], ef_construction=params["hnsw_ef_construction"],
-                                   retired_after=timedelta(days=params["retired_vector_days"]))
+        outcome = maintain_indexes(conn, m=settings.hnsw_m, ef_construction=settings.hnsw_ef_construction,
+                                   retired_after=timedelta(days=settings.retired_vector_days))
     return MaterializeResult(
         metadata=outcome.as_metadata(),
         check_results=[
             AssetCheckResult(
-                check_name="hnsw_recall",
+                check_name=RECALL_CHECK,
                 passed=outcome.recall_ok,
                 severity=AssetCheckSeverity.ERROR,
                 metadata={"worst_recall_at_10": outcome.worst_recall, "target": outcome.recall_target},
@@ -95,7 +100,11 @@ def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource)
     group_name="serving",
     kinds={"postgres"},
     automation_condition=AFTER_UPSTREAM_LANDS,
-    check_specs=[AssetCheckSpec("every_open_job_searchable", asset="serving_jobs")],
+    check_specs=[AssetCheckSpec(
+        COVERAGE_CHECK, asset="serving_jobs",
+        description="Warns while open jobs wait for a vector of the active model (they are then found by "
+                    "keyword search only).")],
+    owners=OWNERS,
 )
 def serving_jobs(postgres: PostgresResource) -> MaterializeResult:
     """Publish what the query service serves: a snapshot of the ``serving_jobs`` view's coverage.
@@ -110,7 +119,7 @@ def serving_jobs(postgres: PostgresResource) -> MaterializeResult:
         metadata=outcome.as_metadata(),
         check_results=[
             AssetCheckResult(
-                check_name="every_open_job_searchable",
+                check_name=COVERAGE_CHECK,
                 passed=outcome.missing_vectors == 0,
                 severity=AssetCheckSeverity.WARN,
                 metadata={"missing_vectors": outcome.missing_vectors},

@@ -251,6 +251,18 @@ def _auto_mapping(row: dict[str, Any]) -> dict[str, str]:
     return mapping
 
 
+def mapped_row(row: dict[str, Any], mapping: dict[str, str] | None = None) -> dict[str, Any]:
+    """The stored payload of one row: posting field -> value, by ``mapping`` (default: columns
+    named like posting fields, ``id`` as ``external_id``); other columns kept under ``extra``."""
+    fields = mapping or _auto_mapping(row)
+    payload: dict[str, Any] = {target: row.get(column) for target, column in fields.items()}
+    mapped_columns = set(fields.values())
+    extra = {k: v for k, v in row.items() if k not in mapped_columns}
+    if extra:
+        payload["extra"] = extra
+    return payload
+
+
 def fetch(session: SourceSession) -> Iterator[RawPosting]:
     config = session.spec(Config)
     path = Path(config.path)
@@ -265,15 +277,10 @@ def fetch(session: SourceSession) -> Iterator[RawPosting]:
                 session.quarantine(Quarantined(position, problem or "unreadable", raw))
                 continue
             seen_keys.update(row)
-            fields = mapping or _auto_mapping(row)
-            payload: dict[str, Any] = {target: row.get(column) for target, column in fields.items()}
-            mapped_columns = set(fields.values())
-            extra = {k: v for k, v in row.items() if k not in mapped_columns}
-            if extra:
-                payload["extra"] = extra
+            payload = mapped_row(row, mapping)
             ident = as_text(payload.get("external_id"))
             if ident is None:
-                column = fields.get("external_id", "id")
+                column = (mapping or _auto_mapping(row)).get("external_id", "id")
                 session.quarantine(Quarantined(position, f"no value in the external_id column {column!r}", raw))
                 continue
             yield session.posting(ident, payload, as_text(payload.get("url")))

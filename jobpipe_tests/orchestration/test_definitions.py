@@ -1,0 +1,116 @@
+"""The code location loads, every asset is described, and the resources show their real settings."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+from dagster import Definitions, build_schedule_context, build_sensor_context
+
+from jobpipe.config import DEMO_RESUMES_DIR, DEMO_SOURCES_FILE
+from jobpipe.orchestration.definitions import ASSETS, build_definitions, defs
+from jobpipe.orchestration.partitions import partition_key
+from jobpipe.orchestration.resources import build_resources
+
+ROOT = Path(__file__).resolve().parents[2]
+ASSET_NAMES = {"raw_postings", "normalized_postings", "curated_jobs", "job_embeddings", "vector_index",
+               "serving_jobs", "candidate_profiles", "candidate_vectors", "candidate_matches"}
+#: Every environment variable a resource field reads (they must not leak in from the caller's shell).
+SETTINGS_ENV = ("JOBPIPE_DATABASE_URL", "JOBPIPE_EMBEDDER", "JOBPIPE_EMBEDDING_MODEL", "JOBPIPE_OPENAI_BASE_URL",
+                "OPENAI_BASE_URL", "JOBPIPE_OPENAI_API_KEY", "OPENAI_API_KEY", "JOBPIPE_SOURCES",
+                "JOBPIPE_CLOSE_GUARD_SHARE", "JOBPIPE_REJECT_RATE_THRESHOLD", "JOBPIPE_HNSW_M",
+                "JOBPIPE_HNSW_EF_CONSTRUCTION", "JOBPIPE_RETIRED_VECTOR_DAYS", "JOBPIPE_CANDIDATES")
+
+
+def test_the_code_location_loads():
+    Definitions.validate_loadable(defs)
+    assert {a.key.to_user_string() for a in ASSETS} == ASSET_NAMES
+    assert {j.name for j in defs.jobs} == {"ingest_job", "index_job"}  # type: ignore[union-attr]
+    assert {s.name for s in defs.schedules} == {"nightly_ingest"}  # type: ignore[union-attr]
+    assert {s.name for s in defs.sensors} == {"register_sources", "jobpipe_automation"}  # type: ignore[union-attr]
+
+
+def test_dagster_itself_loads_the_workspace(tmp_path: Path):
+    # A Dagster home of its own: loading the code location must not need any instance's storage.
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "JOBPIPE_DAGSTER_"))}
+    proc = subprocess.run([sys.executable, "-m", "dagster", "definitions", "validate", "-w", "workspace.yaml"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**env, "DAGSTER_HOME": str(tmp_path)})
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+def test_every_asset_and_check_says_what_it_is():
+    graph = defs.resolve_asset_graph()
+    for key in graph.get_all_asset_keys():
+        node = graph.get(key)
+        assert node.description and len(node.description) > 40, key
+        assert node.group_name in {"ingest", "vectors", "serving", "candidates"}, key
+        assert node.owners == ["team:jobpipe"], key
+        assert node.kinds, key
+    checks = [graph.get_check_spec(k) for k in graph.asset_check_keys]
+    assert {c.name for c in checks} == {"reject_rate_below_threshold", "close_guard", "listing_confirmed",
+                                        "hnsw_recall", "every_open_job_searchable"}
+    for spec in checks:
+        assert spec.description and len(spec.description) > 40, spec.name
+
+
+def _ui_values(definitions: Definitions) -> dict[str, dict[str, object]]:
+    """The configured value of every resource field, as the UI's Resources page shows it."""
+    from dagster._core.remote_representation.external_data import ResourceSnap
+
+    resources = definitions.get_repository_def().get_top_level_resources()
+    return {name: dict(ResourceSnap.from_def(rd, name, {}, {}, {}, {}, {}, {}).configured_values)
+            for name, rd in resources.items()}
+
+
+def test_resources_show_their_real_defaults(monkeypatch: pytest.MonkeyPatch):
+    for name in SETTINGS_ENV:
+        monkeypatch.delenv(name, raising=False)
+    values = _ui_values(build_definitions(build_resources()))
+    assert values["settings"] == {
+        "close_guard_share": "0.3", "reject_rate_threshold": "0.05", "hnsw_m": "16", "hnsw_ef_construction": "64",
+        "retired_vector_days": "7.0", "candidates_path": f'"{DEMO_RESUMES_DIR}"'}
+    assert values["sources"] == {"path": f'"{DEMO_SOURCES_FILE}"'}
+    assert values["embedder"]["kind"] == '"local"'
+    assert values["postgres"] == {"database_url": "null"}
+
+
+def test_settings_in_the_environment_come_through_env_vars_and_secrets_stay_hidden(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("JOBPIPE_HNSW_M", "24")
+    monkeypatch.setenv("JOBPIPE_EMBEDDER", "openai")
+    monkeypatch.setenv("JOBPIPE_OPENAI_API_KEY", "sk-test-not-for-the-ui")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.setenv("JOBPIPE_OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("JOBPIPE_CLOSE_GUARD_SHARE", "0.5")
+    values = _ui_values(build_definitions(build_resources()))
+    assert "sk-test-not-for-the-ui" not in repr(values)
+    assert getattr(values["embedder"]["api_key"], "name", None) == "JOBPIPE_OPENAI_API_KEY"
+    assert getattr(values["embedder"]["kind"], "name", None) == "JOBPIPE_EMBEDDER"
+    assert getattr(values["settings"]["hnsw_m"], "name", None) == "JOBPIPE_HNSW_M"
+    assert values["settings"]["close_guard_share"] == "0.5"   # floats: read when the location loads
+
+
+def test_the_schedule_and_the_sensor_read_the_sources_resource(tmp_path: Path):
+    sources = tmp_path / "sources.yaml"
+    (tmp_path / "a.jsonl").write_text("", encoding="utf-8")
+    sources.write_text("sources:\n  - {name: board-a, kind: file, path: a.jsonl}\n"
+                       "  - {name: board-b, kind: file, path: a.jsonl, enabled: false}\n", encoding="utf-8")
+    resources = build_resources(sources_file=sources)
+    definitions = build_definitions(resources)
+    from dagster import instance_for_test
+
+    with instance_for_test() as instance:   # a schedule's context reopens its instance by reference
+        sensor = definitions.resolve_sensor_def("register_sources")
+        result = sensor(build_sensor_context(instance=instance, resources=resources))
+        assert [r.partition_keys for r in result.dynamic_partitions_requests] == [["board-a"]]
+        schedule = definitions.resolve_schedule_def("nightly_ingest")
+        tick = datetime(2026, 3, 2, 2, 0, tzinfo=timezone.utc)
+        requests = list(schedule(build_schedule_context(instance=instance, resources=resources,
+                                                        scheduled_execution_time=tick)))
+        assert [r.tags["jobpipe/source"] for r in requests] == ["board-a"]
+        assert [r.partition_key for r in requests] == [partition_key("board-a", date(2026, 3, 2))]
+        assert instance.get_dynamic_partitions("sources") == ["board-a"]

@@ -1,0 +1,63 @@
+"""The stages' typed results: their flat form round-trips, and the run summary is built from them."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from datetime import date
+
+import pytest
+
+from jobpipe.pipeline.candidates import CandidateVectorsOutcome, MatchOutcome, ProfileOutcome
+from jobpipe.pipeline.ingest import CurateOutcome, FetchOutcome, NormalizeOutcome
+from jobpipe.pipeline.summary import COUNT_KEYS, RunError, RunSummary, SourceSummary, format_summary
+from jobpipe.pipeline.vectors import EmbedOutcome, IndexOutcome, ServingOutcome
+
+EXAMPLES = [
+    FetchOutcome(fetch_id=7, fetched=12, complete=True, new_payloads=3, requests=4, not_modified=2, quarantined=1,
+                 quarantine_sample=["postings.jsonl line 3: not JSON"]),
+    NormalizeOutcome(passed=11, rejected=1, reject_rate=0.0833, threshold=0.05, failed_checks={"title": 1}),
+    CurateOutcome(inserted=2, updated=1, unchanged=8, closed=1, would_close=1, close_reason="ok", max_share=0.3),
+    EmbedOutcome(embedded=3, pending_before=3, model="m", dims=8, active_model="m", by_source={"a": 3}),
+    IndexOutcome(indexes=[{"name": "i", "model": "m", "valid": True}], built_now=1,
+                 recall={"m": {"unfiltered": 1.0, "filtered": 0.97}}, worst_recall=0.97),
+    ServingOutcome(open_jobs=10, with_vector=9, closed_jobs=1, active_model="m", duplicate_groups=0),
+    ProfileOutcome(candidates=2, inserted=2), CandidateVectorsOutcome(embedded=2),
+    MatchOutcome(matches=40, candidates_matched=2),
+]
+
+
+@pytest.mark.parametrize("outcome", EXAMPLES, ids=lambda o: type(o).__name__)
+def test_a_result_is_its_metadata(outcome):
+    metadata = outcome.as_metadata()
+    assert set(metadata) == {f.name for f in fields(outcome)}
+    assert type(outcome).from_metadata(metadata) == outcome
+    assert type(outcome).from_metadata({**metadata, "added_by_a_later_version": 1}) == outcome
+
+
+def test_the_summary_counts_and_checks_come_from_the_stage_results():
+    ok = SourceSummary("a", fetch=EXAMPLES[0], normalize=EXAMPLES[1], curate=EXAMPLES[2], embedded=3)
+    assert ok.counts() == {"fetched": 12, "inserted": 2, "updated": 1, "unchanged": 8, "rejected": 2, "closed": 1,
+                           "embedded": 3}   # rejected: 1 quarantined at fetch + 1 failed validation
+    assert ok.checks_failed == ["normalized_postings:reject_rate_below_threshold"]
+    refused = SourceSummary("b", fetch=FetchOutcome(fetched=2, complete=True), normalize=NormalizeOutcome(passed=2),
+                            curate=CurateOutcome(unchanged=2, would_close=8, close_refused=True,
+                                                 close_reason="refused: 8 of 10"))
+    assert refused.checks_failed == ["curated_jobs:close_guard"]
+    failed = SourceSummary("c", error="source 'c' failed: HTTP 404")
+    summary = RunSummary(day=date(2026, 3, 2), sources={"a": ok, "b": refused, "c": failed},
+                         embedding=EXAMPLES[3], index=EXAMPLES[4], serving=EXAMPLES[5], candidates=EXAMPLES[8])
+    assert summary.totals["fetched"] == 14 and summary.totals["embedded"] == 3
+    assert not summary.ok and summary.downstream_ok
+    assert summary.downstream_error == " failed checks: serving_jobs:every_open_job_searchable"
+    assert summary.problems == ["source 'c': source 'c' failed: HTTP 404"]
+    with pytest.raises(RunError) as raised:
+        summary.raise_for_errors()
+    assert raised.value.summary is summary and "HTTP 404" in str(raised.value)
+
+    out = summary.to_json()
+    assert set(out["sources"]["a"]) == {*COUNT_KEYS, "complete", "ok", "error", "checks_failed", "listing_unconfirmed"}
+    assert out["index"][-1] == {"recall_at_10": {"m": {"unfiltered": 1.0, "filtered": 0.97}}}
+    assert out["serving"]["with_vector"] == 9 and out["candidates"] == {"matches": 40, "candidates_matched": 2}
+    text = format_summary(summary)
+    assert "FAILED: source 'c' failed: HTTP 404" in text and "failed checks: curated_jobs:close_guard" in text
+    assert "recall@10 vs exact: unfiltered 1.000, filtered 0.970" in text
