@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from jobpipe.db import migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
+from jobpipe.db.roles import drop_service_login  # noqa: E402
 from jobpipe.service.limits import MAX_BODY_BYTES  # noqa: E402
 
 CHUNK = 64 * 1024
@@ -94,6 +95,7 @@ def main() -> None:
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_service_login(admin, name)   # the login the service set up for it
 
 
 def run(url: str, variant: str, args: argparse.Namespace) -> None:

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
+from jobpipe.db.roles import drop_service_login  # noqa: E402
 from jobpipe.store import sync_job_terms  # noqa: E402
 
 DIMS = 128
@@ -240,6 +241,7 @@ def main() -> None:
             proc.wait(timeout=10)
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        drop_service_login(admin, name)   # the login the service set up for it
 
 
 if __name__ == "__main__":

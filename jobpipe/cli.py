@@ -159,6 +159,8 @@ def cmd_db(args: argparse.Namespace) -> int:
     from jobpipe.db import server
 
     settings = get_settings()
+    if args.action == "service-role":
+        return _service_role(args)
     if args.action in ("start", "url"):
         from jobpipe.db import ready_url
 
@@ -173,6 +175,30 @@ def cmd_db(args: argparse.Namespace) -> int:
         return 0
     st = server.status(settings)
     print(f"embedded PostgreSQL: {'running (pid %s)' % st.pid if st.running else 'stopped'}; data in {st.pgdata}")
+    return 0
+
+
+def _service_role(args: argparse.Namespace) -> int:
+    """The opt-in step that gives the query service its own reader login on this database."""
+    from jobpipe.db import ready_url
+    from jobpipe.db.roles import SERVING_OBJECTS, ServiceRoleError, ensure_service_login
+    from jobpipe.db.server import serves
+
+    url = ready_url()
+    # Over the network a login needs a password; the embedded server trusts its own socket.
+    password: bool | str = args.password if args.password is not None else not serves(url)
+    try:
+        login = ensure_service_login(url, role=args.role, password=password, create=not args.no_create)
+    except ServiceRoleError as exc:
+        print(f"jobpipe: {exc}", file=sys.stderr)
+        return 1
+    what = "created" if login.created else "exists"
+    print(f"service login {login.role} ({what}): SELECT on {len(SERVING_OBJECTS)} serving objects, nothing else; "
+          "no role memberships.", file=sys.stderr)
+    if login.password is not None or serves(url):
+        print(f"JOBPIPE_SERVICE_DATABASE_URL={login.url}")
+    else:
+        print(f"(password unchanged: pass --password to set a new one) JOBPIPE_SERVICE_DATABASE_URL={login.url}")
     return 0
 
 
@@ -297,8 +323,16 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true", help="one JSON object a line")
     show.set_defaults(func=cmd_jobs_show)
 
-    p = sub.add_parser("db", help="the embedded PostgreSQL server")
-    p.add_argument("action", choices=["start", "stop", "status", "url"])
+    p = sub.add_parser("db", help="the embedded PostgreSQL server; the query service's login")
+    p.add_argument("action", choices=["start", "stop", "status", "url", "service-role"],
+                   help="service-role: create (if missing) the query service's own reader login for this "
+                        "database, grant it SELECT on the serving objects, print its URL")
+    p.add_argument("--role", help="service-role: the login's name (default: <database>_service)")
+    p.add_argument("--password", nargs="?", const=True, default=None,
+                   help="service-role: set this password (a random one without a value; the default off the "
+                        "embedded server)")
+    p.add_argument("--no-create", action="store_true",
+                   help="service-role: only grant, to a login the server's administrator created")
     p.set_defaults(func=cmd_db)
 
     p = sub.add_parser("ui", help="the Dagster UI (dagster dev) against jobpipe's instance")

@@ -7,7 +7,9 @@ migrated, dropped at the end), so concurrent sessions and the demo data never co
 ``JOBPIPE_TEST_DATABASE_URL`` instead names one existing database to run in, as on a managed
 server where the login owns a database but may not create any: it is migrated and its tables
 are emptied by the tests, never dropped (its name must contain ``test``, so that a production
-database is never pointed at by mistake).
+database is never pointed at by mistake). The query service's tests log in as the service's own
+reader (``service_database``): on such a server ``JOBPIPE_TEST_SERVICE_DATABASE_URL`` names a
+login the administrator created, which the tests grant the serving objects.
 
 Dagster: the session gets its own ``DAGSTER_HOME`` and the session database's own instance
 (``<database>_dagster``); the operator's ``JOBPIPE_DAGSTER_*`` settings are hidden from the
@@ -26,6 +28,7 @@ import pytest
 
 from jobpipe.db import connect, migrate, with_database
 from jobpipe.db.connection import DAGSTER_DATABASE_SUFFIX, database_name, database_url
+from jobpipe.db.roles import drop_service_login
 
 #: Variables that would point the tests at the operator's Dagster instance.
 _DAGSTER_ENV = ("DAGSTER_HOME", "JOBPIPE_DAGSTER_DATABASE_URL", "JOBPIPE_DAGSTER_STORAGE_URL")
@@ -112,6 +115,27 @@ def database() -> Iterator[str]:
             with psycopg.connect(admin_url, autocommit=True) as conn:
                 for db_name in (name, name + DAGSTER_DATABASE_SUFFIX):
                     conn.execute(f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+            drop_service_login(admin_url, name)   # the session database's own service login
+
+
+@pytest.fixture(scope="session")
+def service_database(database: str) -> str:
+    """The query service's own login for the session database: what JOBPIPE_SERVICE_DATABASE_URL holds.
+
+    On the embedded server jobpipe creates it; elsewhere ``JOBPIPE_TEST_SERVICE_DATABASE_URL``
+    names a login the server's administrator created (it is granted the serving objects here),
+    else one is created with a random password when the tests' login may create roles.
+    """
+    from psycopg.conninfo import conninfo_to_dict
+
+    from jobpipe.db.roles import ensure_service_login
+    from jobpipe.db.server import serves
+
+    given = os.environ.get("JOBPIPE_TEST_SERVICE_DATABASE_URL") or None
+    if given:
+        ensure_service_login(database, role=conninfo_to_dict(given)["user"], create=False)
+        return given
+    return ensure_service_login(database, password=not serves(database)).url
 
 
 @pytest.fixture

@@ -85,4 +85,4 @@ SELECT j.*, e.embedding, e.model AS embedding_model
 FROM jobs j
 JOIN embedding_models m ON m.state = 'active'
 LEFT JOIN job_embeddings e ON e.job_id = j.job_id AND e.model = m.model;
-GRANT SELECT ON serving_jobs TO jobpipe_reader;
+-- (The view's grant to the service's login: jobpipe.db.roles, after every migration; see 0017.)

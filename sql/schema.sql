@@ -434,6 +434,15 @@ CREATE SEQUENCE public.raw_postings_raw_id_seq
 ALTER SEQUENCE public.raw_postings_raw_id_seq OWNED BY public.raw_postings.raw_id;
 
 --
+-- Name: service_logins; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.service_logins (
+    role name NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: serving_jobs; Type: VIEW; Schema: public; Owner: -
 --
 
@@ -657,6 +666,13 @@ ALTER TABLE ONLY public.raw_postings
 
 ALTER TABLE ONLY public.raw_postings
     ADD CONSTRAINT raw_postings_source_external_id_payload_hash_key UNIQUE (source, external_id, payload_hash);
+
+--
+-- Name: service_logins service_logins_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.service_logins
+    ADD CONSTRAINT service_logins_pkey PRIMARY KEY (role);
 
 --
 -- Name: serving_snapshots serving_snapshots_pkey; Type: CONSTRAINT; Schema: public; Owner: -

@@ -18,7 +18,7 @@ import psycopg
 from jobpipe.config import SQL_DIR
 
 # Any fixed 64-bit number works; it only has to be the same in every jobpipe process.
-_MIGRATION_LOCK_ID = 0x6A6F6270_69706501
+MIGRATION_LOCK_ID = 0x6A6F6270_69706501
 _NAME_RE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 
 
@@ -36,6 +36,16 @@ class Migration:
     def checksum(self) -> str:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
+
+#: Released texts of a migration that a later release replaced, by version: a database that ran
+#: one of them is as current as one that ran today's text (a later migration reconciles them).
+#: Only for migrations whose old text did something that must stop for new databases.
+SUPERSEDED: dict[int, frozenset[str]] = {
+    # 0006 created the cluster-wide jobpipe_reader role and 0009 granted it serving_jobs;
+    # 0017 takes back what they granted (the service has its own login: jobpipe.db.roles).
+    6: frozenset({"9cf2e9777fbc41885b34fff6ea6a021d7cb364c66530cc84c212a20155b14bd2"}),
+    9: frozenset({"6d0c41f156eb21a6341fd89f0ad2ad2989491df81e9a2f610640434c60000056"}),
+}
 
 #: The generated current schema that lives beside the migrations (see jobpipe.db.schema).
 SCHEMA_FILE_NAME = "schema.sql"
@@ -86,7 +96,7 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
     known = {m.version for m in migrations}
     applied_now: list[Migration] = []
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (_MIGRATION_LOCK_ID,))
+        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_ID,))
         try:
             _ensure_table(conn)
             recorded = dict(conn.execute("SELECT version, checksum FROM schema_migrations").fetchall())
@@ -98,7 +108,8 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
                     f"(latest known: {max(known) if known else 0}; unknown versions: {unknown}). "
                     "Upgrade jobpipe, or point JOBPIPE_DATABASE_URL at another database."
                 )
-            edited = [m for m in migrations if m.version in recorded and recorded[m.version] != m.checksum]
+            edited = [m for m in migrations if m.version in recorded and recorded[m.version] != m.checksum
+                      and recorded[m.version] not in SUPERSEDED.get(m.version, ())]
             if edited:
                 names = ", ".join(f"{m.version:04d}_{m.name}.sql" for m in edited)
                 raise MigrationError(
@@ -115,6 +126,10 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
                         (migration.version, migration.name, migration.checksum),
                     )
                 applied_now.append(migration)
+            if applied_now:
+                from jobpipe.db.roles import refresh_grants
+
+                refresh_grants(conn)   # registered service logins read the serving objects added now
         finally:
-            conn.execute("SELECT pg_advisory_unlock(%s)", (_MIGRATION_LOCK_ID,))
+            conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK_ID,))
     return applied_now

@@ -122,3 +122,14 @@ def status(settings: Settings | None = None) -> ServerStatus:
             running = True
     return ServerStatus(running=running, pid=pid if running else None, pgdata=settings.pgdata,
                         socket_dir=socket_dir if running else None)
+
+
+def serves(url: str, settings: Settings | None = None) -> bool:
+    """True when ``url`` reaches this home's embedded server (its socket), where jobpipe is the superuser."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    status_now = status(settings)
+    if not status_now.running or not status_now.socket_dir:
+        return False
+    host = str(conninfo_to_dict(url).get("host") or "")
+    return bool(host) and Path(host).resolve() == Path(status_now.socket_dir).resolve()

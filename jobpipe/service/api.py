@@ -34,7 +34,7 @@ from jobpipe.service.schemas import (
     SearchRequest,
     SearchResponseBody,
 )
-from jobpipe.service.settings import ServiceSettings, service_settings
+from jobpipe.service.settings import ServiceConfigError, ServiceSettings, service_settings
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +76,13 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ARG001
         try:
+            # Settle the service's login before the first request: a login that could write
+            # stops the start (ServiceConfigError); an unreachable database only degrades /health.
+            ctx.login_url()
+        except psycopg.OperationalError as exc:
+            log.warning("database unreachable at start (%s); /health reports it until it is back",
+                        str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        try:
             yield
         finally:
             ctx.close()
@@ -108,6 +115,10 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
     async def _timeout(request: Request, exc: Exception) -> JSONResponse:  # noqa: ARG001
         return JSONResponse({"detail": "the query exceeded the service's statement timeout",
                              "message": "try narrower filters or a shorter query"}, 503)
+
+    @app.exception_handler(ServiceConfigError)
+    async def _misconfigured(request: Request, exc: ServiceConfigError) -> JSONResponse:  # noqa: ARG001
+        return JSONResponse({"detail": "the service's database login is not safe to use", "message": str(exc)}, 503)
 
     @app.exception_handler(psycopg.OperationalError)
     @app.exception_handler(PoolTimeout)

@@ -64,17 +64,27 @@ class ServiceContext:
         self._database_url = database_url or self.settings.database_url
         self._embedder = embedder
         self._pool: Any = None
+        self._login_url: str | None = None
         self._pool_lock = threading.Lock()
         self._embedder_lock = threading.Lock()
 
     # ------------------------------------------------------------------ resources
     @property
     def database_url(self) -> str:
+        """The URL the service was pointed at (its own login, or the pipeline's database)."""
         if self._database_url is None:
             from jobpipe.db import database_url
 
             self._database_url = database_url()
         return self._database_url
+
+    def login_url(self) -> str:
+        """The URL the pool connects with: the service's own reader (jobpipe.service.login)."""
+        if self._login_url is None:
+            from jobpipe.service.login import resolve_login
+
+            self._login_url = resolve_login(self.database_url)
+        return self._login_url
 
     @property
     def embedder(self) -> Any:
@@ -107,7 +117,7 @@ class ServiceContext:
     def connection(self) -> Iterator[psycopg.Connection]:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = open_pool(self.database_url, self.settings)
+                self._pool = open_pool(self.login_url(), self.settings)
         with self._pool.connection() as conn:
             yield conn
 

@@ -299,6 +299,9 @@ def run_mcp(transport: Literal["stdio", "http"] = "stdio", host: str = "127.0.0.
         from jobpipe.db import ready_url
 
         database_url = ready_url()
+    from jobpipe.service.server import _settled_login
+
+    database_url = _settled_login(database_url or settings.database_url)   # refuses a login that could write
     ctx = ServiceContext(settings, database_url=database_url, embedder=embedder)
     try:
         if transport == "stdio":

@@ -1,15 +1,14 @@
 """Pooled, read-only, time-boxed database connections for the query service.
 
-Each connection, when the pool opens it, switches to the read-only role, makes every
-transaction read-only and caps statements at ``statement_timeout``: one slow or hostile
-query can neither write nor hold a worker for long.
+Connections log in as the service's own reader (``jobpipe.service.login``); each one, when the
+pool opens it, also makes every transaction read-only and caps statements at
+``statement_timeout``: one slow or hostile query can neither write nor hold a worker for long.
 """
 
 from __future__ import annotations
 
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg import sql
 from psycopg_pool import ConnectionPool
 
 from jobpipe.service.settings import ServiceSettings
@@ -20,8 +19,6 @@ def configure_connection(conn: psycopg.Connection, settings: ServiceSettings) ->
     # Server-side prepared plans would be generic: the per-model partial HNSW indexes need
     # the model literal at plan time.
     conn.prepare_threshold = None
-    if settings.role:
-        conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(settings.role)))
     conn.execute("SELECT set_config('statement_timeout', %s, false)", (f"{int(settings.statement_timeout_ms)}ms",))
     conn.execute("SET default_transaction_read_only = on")
     conn.execute("SET idle_in_transaction_session_timeout = '30s'")
@@ -47,7 +44,9 @@ def open_pool(url: str, settings: ServiceSettings, *, wait: bool = False) -> Con
 
 
 def connect_service(url: str, settings: ServiceSettings) -> psycopg.Connection:
-    """One configured connection outside a pool (CLI one-shots, tests)."""
-    conn = psycopg.connect(url, autocommit=False)
+    """One configured connection as the service's login for ``url`` (CLI one-shots, tests)."""
+    from jobpipe.service.login import resolve_login
+
+    conn = psycopg.connect(resolve_login(url), autocommit=False)
     configure_connection(conn, settings)
     return conn

@@ -13,8 +13,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, token: str | None = None
     """Serve the API until interrupted. Raises ServiceConfigError before binding when unsafe.
 
     A non-loopback ``host`` requires a token (argument or JOBPIPE_API_TOKEN). With
-    ``migrate`` the schema (including the read-only role) is brought up to date first,
-    with the pipeline's own login; the service itself then only reads.
+    ``migrate`` the schema is brought up to date first, with the pipeline's own login; the
+    service itself then logs in as its own reader (jobpipe.service.login) and only reads. A
+    login that could write stops the start here, before binding.
     """
     import uvicorn
 
@@ -27,5 +28,21 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, token: str | None = None
         from jobpipe.db import ready_url
 
         database_url = ready_url()
+    database_url = _settled_login(database_url or settings.database_url)
     app = create_app(settings, database_url=database_url, embedder=embedder, token=token)
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
+
+
+def _settled_login(url: str | None) -> str | None:
+    """The service's own login for ``url`` (ServiceConfigError if none is safe); ``url`` itself
+    when the database cannot be reached yet (the service then starts degraded and retries)."""
+    import psycopg
+
+    from jobpipe.service.login import resolve_login
+
+    if url is None:
+        return None
+    try:
+        return resolve_login(url)
+    except psycopg.OperationalError:
+        return url

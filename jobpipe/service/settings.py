@@ -22,11 +22,9 @@ def _env(name: str) -> str | None:
 class ServiceSettings:
     #: Bearer token clients must send (``Authorization: Bearer <token>``); None = no auth.
     token: str | None = None
-    #: The URL the service connects with; None = the pipeline's database (jobpipe.db.database_url()).
+    #: The service's own login (a reader: see jobpipe.service.login); None = the pipeline's
+    #: database, through the service login jobpipe sets up on its embedded server.
     database_url: str | None = None
-    #: Role every pooled connection switches to with SET ROLE; None = stay as the login role
-    #: (use that when ``database_url`` already logs in as a read-only role).
-    role: str | None = "jobpipe_reader"
     statement_timeout_ms: int = limits.DEFAULT_STATEMENT_TIMEOUT_MS
     pool_max_size: int = 8
     #: Seconds a request waits for a pooled connection before answering 503.
@@ -34,11 +32,15 @@ class ServiceSettings:
 
 
 def service_settings() -> ServiceSettings:
-    role = os.environ.get("JOBPIPE_SERVICE_ROLE")
+    if _env("JOBPIPE_SERVICE_ROLE"):
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "JOBPIPE_SERVICE_ROLE is no longer used: the service logs in as its own role "
+            "(JOBPIPE_SERVICE_DATABASE_URL, or `jobpipe db service-role`) instead of switching roles")
     return ServiceSettings(
         token=_env("JOBPIPE_API_TOKEN"),
         database_url=_env("JOBPIPE_SERVICE_DATABASE_URL"),
-        role="jobpipe_reader" if role is None else (role or None),
         statement_timeout_ms=int(_env("JOBPIPE_STATEMENT_TIMEOUT_MS") or limits.DEFAULT_STATEMENT_TIMEOUT_MS),
         pool_max_size=int(_env("JOBPIPE_SERVICE_POOL_SIZE") or 8),
     )

@@ -117,10 +117,14 @@ def test_scraped_text_is_cleaned_in_every_response(client: TestClient, seeded):
     assert evil["title"] == job["title"] and evil["url"] is None
 
 
-def test_health_reports_database_index_embedder_and_freshness(client: TestClient):
+def test_health_reports_database_index_embedder_and_freshness(client: TestClient, database):
+    from jobpipe.db.connection import database_name
+    from jobpipe.db.roles import service_role_name
+
     body = client.get("/health").json()
     assert body["status"] == "ok"
-    assert body["database"]["role"] == "jobpipe_reader" and body["database"]["read_only"] is True
+    assert body["database"]["role"] == service_role_name(database_name(database))   # its own login
+    assert body["database"]["read_only"] is True
     assert body["database"]["statement_timeout"] == "2s"
     assert body["index"]["active_model"] == MODEL and body["index"]["active_indexed"] is True
     model = next(m for m in body["index"]["models"] if m["model"] == MODEL)

@@ -1,0 +1,216 @@
+"""The query service's own login: SELECT on the serving objects of one database, nothing else.
+
+The service never logs in as the pipeline's owner. It has a login role of its own -- by
+default ``<database>_service``, one per jobpipe database, never a server-wide name -- that is
+no superuser, creates nothing, is a member of no role (so there is nothing to ``SET ROLE`` or
+``RESET ROLE`` into) and holds SELECT on the objects the service reads and on nothing else.
+
+Who creates it:
+
+* the embedded server (jobpipe's own, where jobpipe is the superuser): the service sets it up
+  itself the first time it starts on a database;
+* any other server: an explicit, opt-in step, ``jobpipe db service-role`` (run with the
+  pipeline's login, which needs CREATEROLE to create the role; an operator can instead create
+  the login and let the step only grant), or the operator by hand with the grants below.
+
+A registered login (``service_logins``) gets its grants refreshed by every migration, so a
+serving table added later is readable without another step. Migrating creates no role.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from jobpipe.db.migrate import MIGRATION_LOCK_ID
+
+#: Everything the service reads (tables and views in ``public``); SELECT on these, nothing else.
+SERVING_OBJECTS: tuple[str, ...] = (
+    "jobs", "job_terms", "job_embeddings", "embedding_models", "serving_jobs", "job_duplicate_groups",
+    "serving_snapshots", "fetch_runs", "candidates", "candidate_embeddings", "candidate_matches",
+    "schema_migrations",
+)
+_MAX_NAME = 63   # PostgreSQL truncates identifiers beyond NAMEDATALEN - 1 bytes
+
+
+class ServiceRoleError(RuntimeError):
+    """The service's login cannot be set up or is not safe to use (the message says why and what to do)."""
+
+
+@dataclass(frozen=True)
+class ServiceLogin:
+    role: str
+    url: str                  # connection string for the service (with the password when one was set now)
+    created: bool = False     # created by this call
+    password: str | None = None
+
+
+def service_role_name(database: str) -> str:
+    """``<database>_service``, shortened with a hash when the name would pass 63 bytes."""
+    name = f"{database}_service"
+    if len(name.encode()) <= _MAX_NAME:
+        return name
+    digest = hashlib.sha256(database.encode()).hexdigest()[:8]
+    head = database.encode()[:_MAX_NAME - len("_service") - 9].decode(errors="ignore")
+    return f"{head}_{digest}_service"
+
+
+def login_url(url: str, role: str, password: str | None = None) -> str:
+    """``url`` (URL or key=value form) logging in as ``role``; a URL stays a URL."""
+    params = conninfo_to_dict(url)
+    params["user"] = role
+    params.pop("password", None)
+    if password is not None:
+        params["password"] = password
+    if not url.startswith(("postgresql://", "postgres://")):
+        return make_conninfo(**params)   # type: ignore[arg-type]
+    host, port, dbname = params.pop("host", ""), params.pop("port", None), params.pop("dbname", "")
+    auth = quote(role, safe="") + (":" + quote(password, safe="") if password is not None else "")
+    query = {k: v for k, v in params.items() if k not in ("user", "password")}
+    netloc = "" if host and str(host).startswith("/") else f"{host}{':' + str(port) if port else ''}"
+    if host and str(host).startswith("/"):
+        query = {"host": host, **({"port": port} if port else {}), **query}
+    text = f"postgresql://{auth}@{netloc}/{quote(str(dbname), safe='')}"
+    if query:
+        text += "?" + "&".join(f"{k}={quote(str(v), safe='/')}" for k, v in query.items())
+    return text
+
+
+def unsafe_reasons(conn: psycopg.Connection, role: str) -> list[str]:
+    """Why ``role`` must not serve (empty when it is a plain login with no memberships)."""
+    row = conn.execute(
+        "SELECT rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls, "
+        "(SELECT array_agg(g.rolname ORDER BY g.rolname) FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid "
+        " WHERE m.member = r.oid) FROM pg_roles r WHERE rolname = %s", (role,)).fetchone()
+    if row is None:
+        return [f"role {role!r} does not exist"]
+    reasons = [what for flag, what in zip(row[:5], ("is a superuser", "can create roles", "can create databases",
+                                                    "can start replication", "bypasses row security")) if flag]
+    if row[5]:
+        reasons.append(f"is a member of {', '.join(row[5])} (it could SET ROLE to them)")
+    owned = conn.execute(
+        "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = 'public' AND pg_get_userbyid(c.relowner) = %s", (role,)).fetchone()
+    if owned and owned[0]:
+        reasons.append(f"owns {owned[0]} of the database's tables")
+    if conn.execute("SELECT pg_get_userbyid(datdba) = %s FROM pg_database WHERE datname = current_database()",
+                    (role,)).fetchone()[0]:  # type: ignore[index]
+        reasons.append("owns the database")
+    return reasons
+
+
+def _role_exists(conn: psycopg.Connection, role: str) -> bool:
+    return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is not None
+
+
+def grant_serving(conn: psycopg.Connection, role: str) -> int:
+    """Give ``role`` SELECT on the serving objects that exist, and take back anything else it holds here.
+
+    Run as the objects' owner. Returns how many objects it can read.
+    """
+    with conn.transaction():
+        # Serialized with migrations (and other grants): concurrent GRANTs on one object fail.
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_ID,))
+        ident = sql.Identifier(role)
+        database = sql.Identifier(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+        conn.execute(sql.SQL("REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {}").format(ident))
+        conn.execute(sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {}").format(ident))
+        conn.execute(sql.SQL("REVOKE ALL ON ALL FUNCTIONS IN SCHEMA public FROM {}").format(ident))
+        conn.execute(sql.SQL("REVOKE CREATE ON SCHEMA public FROM {}").format(ident))
+        conn.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(ident))
+        conn.execute(sql.SQL("GRANT CONNECT ON DATABASE {} TO {}").format(database, ident))
+        present = [r[0] for r in conn.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relname = ANY(%s) AND c.relkind IN ('r', 'v', 'm', 'p')",
+            (list(SERVING_OBJECTS),))]
+        if present:
+            conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(
+                sql.SQL(", ").join(sql.Identifier("public", name) for name in sorted(present)), ident))
+        # Temporary tables are DDL too: by default every role may create them (PUBLIC holds TEMP).
+        # Only the database's owner (or a superuser) can take that back; otherwise it stays.
+        can_alter = conn.execute(
+            "SELECT pg_has_role(current_user, datdba, 'USAGE') OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+            "FROM pg_database WHERE datname = current_database()").fetchone()[0]  # type: ignore[index]
+        if can_alter:
+            conn.execute(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(database))
+            conn.execute(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM {}").format(database, ident))
+        conn.execute("INSERT INTO service_logins (role) VALUES (%s) ON CONFLICT (role) DO UPDATE SET granted_at = now()",
+                     (role,))
+    return len(present)
+
+
+def refresh_grants(conn: psycopg.Connection) -> list[str]:
+    """Re-grant every registered service login that still exists (after migrations added objects)."""
+    if conn.execute("SELECT to_regclass('service_logins') IS NULL").fetchone()[0]:  # type: ignore[index]
+        return []
+    roles = [r[0] for r in conn.execute("SELECT role FROM service_logins ORDER BY role")]
+    done = []
+    for role in roles:
+        if _role_exists(conn, role):
+            grant_serving(conn, role)
+            done.append(role)
+    return done
+
+
+def ensure_service_login(owner_url: str, *, role: str | None = None, password: bool | str = False,
+                         create: bool = True) -> ServiceLogin:
+    """The service's login for the database at ``owner_url``, created if missing, with its grants.
+
+    ``owner_url`` logs in as the owner of jobpipe's tables (the pipeline's login). ``password``:
+    True draws a random one (for a server reached over the network), a string sets that one,
+    False sets none (the embedded server trusts its local socket). An existing role keeps its
+    password unless one is given. ``create=False`` only grants (an operator created the role).
+    Refuses a role that could act as more than a reader (superuser, memberships, ownership).
+    """
+    with psycopg.connect(owner_url, autocommit=True) as conn:
+        database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        name = role or service_role_name(database)
+        secret = secrets.token_urlsafe(24) if password is True else (password or None)
+        created = False
+        if not _role_exists(conn, name):
+            if not create:
+                raise ServiceRoleError(f"role {name!r} does not exist; create it (CREATE ROLE {name} LOGIN "
+                                       "PASSWORD '...') or let `jobpipe db service-role` create it")
+            statement = sql.SQL("CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT NOREPLICATION "
+                                "NOBYPASSRLS").format(sql.Identifier(name))
+            if secret is not None:
+                statement += sql.SQL(" PASSWORD {}").format(sql.Literal(secret))
+            try:
+                conn.execute(statement)
+                created = True
+            except psycopg.errors.DuplicateObject:
+                pass   # created at the same moment by another process
+            except psycopg.errors.InsufficientPrivilege:
+                raise ServiceRoleError(
+                    f"cannot create role {name!r}: this login may not create roles. Ask the server's "
+                    f"administrator to run CREATE ROLE {name} LOGIN PASSWORD '...', then run "
+                    f"`jobpipe db service-role --role {name} --no-create`") from None
+        elif secret is not None:
+            conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(name), sql.Literal(secret)))
+        reasons = unsafe_reasons(conn, name)
+        if reasons:
+            raise ServiceRoleError(f"refusing to use {name!r} as the service's login: it {'; '.join(reasons)}. "
+                                   "The service needs a plain login role with no memberships")
+        if conn.execute("SELECT to_regclass('service_logins') IS NULL").fetchone()[0]:  # type: ignore[index]
+            raise ServiceRoleError("the database is not migrated: run any jobpipe command with the pipeline's login first")
+        grant_serving(conn, name)
+    return ServiceLogin(role=name, url=login_url(owner_url, name, secret), created=created, password=secret)
+
+
+def drop_service_login(admin_url: str, database: str, role: str | None = None) -> bool:
+    """Drop the service login of a database that is gone (test databases); False if it had none."""
+    name = role or service_role_name(database)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if not _role_exists(conn, name):
+            return False
+        try:
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+        except psycopg.errors.DependentObjectsStillReferenced:
+            return False   # it still holds grants in a database that exists: leave it
+    return True
