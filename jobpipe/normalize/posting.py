@@ -7,6 +7,7 @@ the currency a bare "15-25K" is in; the title can override a generic employment 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from bisect import bisect_left
@@ -25,7 +26,7 @@ from jobpipe.normalize.location import resolve_locations
 from jobpipe.normalize.regex_guard import guarded
 from jobpipe.normalize.salary import annualize, parse_salary
 from jobpipe.normalize.skills import extract_skills
-from jobpipe.normalize.text import clean_inline, clean_text, detect_language
+from jobpipe.normalize.text import clean_inline, clean_text, detect_language, repair_cell
 
 #: Currency a bare amount is in, by the posting's country.
 COUNTRY_CURRENCY = {
@@ -166,6 +167,29 @@ def _skills(title: str, description: str) -> tuple[str, ...]:
     return tuple(extract_skills(f"{title}\n{description}", lower=f"{title.lower()}\n{_lowercase(description)}"))
 
 
+def _cell(value: object) -> str | None:
+    """A short text field, repaired (see ``repair_cell``); None when nothing is left."""
+    if value is None:
+        return None
+    text = repair_cell(value if isinstance(value, str) else str(value))
+    return text or None
+
+
+def _repaired(fields: PostingFields) -> PostingFields:
+    """The fields with every short text field unwrapped and mojibake-repaired, so each parser reads
+    what a person reads (the description is repaired by ``clean_text``)."""
+    types = fields.employment_type
+    return dataclasses.replace(
+        fields,
+        title=_cell(fields.title), company=_cell(fields.company), location=_cell(fields.location),
+        locations=[c for c in (_cell(x) for x in fields.locations or []) if c],
+        remote_hint=_cell(fields.remote_hint), salary_text=_cell(fields.salary_text),
+        employment_type=[c for c in (_cell(t) for t in types) if c] if isinstance(types, list) else _cell(types),
+        seniority=_cell(fields.seniority), experience_text=_cell(fields.experience_text),
+        degree_text=_cell(fields.degree_text), department=_cell(fields.department),
+    )
+
+
 def normalize_posting(
     fields: PostingFields,
     *,
@@ -177,6 +201,7 @@ def normalize_posting(
 ) -> NormalizedPosting:
     """One NormalizedPosting from the extractor's fields; never raises on odd values, only on bugs."""
     fetched_at = fetched_at if fetched_at.tzinfo else fetched_at.replace(tzinfo=timezone.utc)
+    fields = _repaired(fields)
     title = clean_title(fields.title)
     description = _clean_description(str(fields.description)) if fields.description else ""
     location_raw = _clean_location(str(fields.location)) if fields.location else None
@@ -202,6 +227,12 @@ def normalize_posting(
     seniority = parse_seniority(fields.seniority) or parse_seniority(title)
     exp_text = fields.experience_text
     degree = parse_degree(fields.degree_text)
+    if degree is None and exp_text and parse_experience(exp_text) == (None, None):
+        # a scraper's shifted columns put the degree in the experience cell (51job: 工作经验 "本科"
+        # when the experience is missing)
+        degree = parse_degree(exp_text)
+        if degree is not None:
+            exp_text = None
     degree_from_description = degree is None and bool(description)
     if not exp_text or degree_from_description:
         from_description = _description_requirements(description, not exp_text, degree_from_description)

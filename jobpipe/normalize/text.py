@@ -8,9 +8,11 @@ breaks between paragraphs and list items are kept: they carry the structure ("�
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 import unicodedata
+from functools import lru_cache
 
 import lxml.html
 from lxml import etree
@@ -66,6 +68,7 @@ def repair_mojibake(text: str) -> str:
     if not dense and not _MOJIBAKE_HINT.search(text):
         return text
     best = text
+    ascii_chars = len(text.encode("ascii", "ignore"))
     for source in ("latin-1", "cp1252"):
         try:
             raw = text.encode(source)
@@ -76,13 +79,52 @@ def repair_mojibake(text: str) -> str:
                 fixed = raw.decode(target)
             except UnicodeDecodeError:
                 continue
-            if fixed == text or "\ufffd" in fixed or len(_LATIN1_HIGH.findall(fixed)) >= max(1, high // 4):
+            if fixed == text or "\ufffd" in fixed:
                 continue
-            if target == "gb18030" and len(_CJK.findall(fixed)) < 0.6 * (high / 2):
-                continue   # a few accents read as GBK make stray CJK, not a Chinese text
-            if _CJK.search(fixed) or target == "utf-8":
+            if target == "utf-8" and len(fixed) < len(text) and _PLAIN_NON_ASCII.fullmatch(fixed):
+                return fixed   # UTF-8 of accented Latin read as Latin-1 ("CafÃ©" is "Café")
+            if len(_LATIN1_HIGH.findall(fixed)) >= max(1, high // 4):
+                continue
+            if target == "gb18030" and (len(_CJK.findall(fixed)) < 0.6 * (high / 2)
+                                        or len(fixed.encode("ascii", "ignore")) != ascii_chars):
+                # a few accents read as GBK make stray CJK, not a Chinese text; and GBK mojibake
+                # keeps every ASCII character (a Chinese character's two bytes are both high),
+                # while "Ærøskøbing" read as GBK swallows letters into characters
+                continue
+            if _CJK.search(fixed):
+                # UTF-8 or GBK of Chinese; "Ë¶Ê¿" is valid UTF-8 too, but for two modifier
+                # letters, not plain text: its GBK reading (硕士) is the repair
                 return fixed
     return best
+
+
+#: What a repaired non-Chinese text may hold: ASCII, Latin letters with accents, general punctuation.
+_PLAIN_NON_ASCII = re.compile(r"[\x00-\x7f\u00a0-\u024f\u2000-\u206f\u20ac]*")
+
+
+#: A cell holding a Python list literal of strings, as some scrapers write CSV cells ("['数据工程师']",
+#: "['1-1.5万/月']", "[]"): the literal is read with ``ast.literal_eval``, never executed.
+_LIST_CELL = re.compile(r"""^\[\s*(?:(?:'[^'\\]*'|"[^"\\]*")\s*(?:,\s*(?:'[^'\\]*'|"[^"\\]*")\s*)*,?\s*)?\]$""")
+
+
+@lru_cache(maxsize=16384)
+def repair_cell(value: str) -> str:
+    """A short field as a reader sees it: a Python-list cell unwrapped to its items (several joined
+    with " / ", as listed alternatives), and mojibake repaired (拉勾's "ÉÏº£" is 上海).
+
+    Why here and not in the file source: the same damage arrives through every kind (a scraped
+    JSON API, a CSV drop, a replayed payload), and the parsers of salary, city, type, experience and
+    degree can only read the repaired text. Cached: a source repeats the same cells.
+    """
+    text = value.strip()
+    if text.startswith("[") and text.endswith("]") and _LIST_CELL.match(text):
+        try:
+            items = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            items = None
+        if isinstance(items, list):
+            text = " / ".join(str(item).strip() for item in items if str(item).strip())
+    return repair_mojibake(text)
 
 
 def _html_to_text(markup: str) -> str:
