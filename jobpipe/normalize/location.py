@@ -85,13 +85,19 @@ class _Gazetteer:
     region_codes: dict[str, set[str]] = field(default_factory=dict)  # "CA" -> {"US"} (case-sensitive codes)
     cjk_max: int = 1
     canonical: set[str] = field(default_factory=set)
+    curated: set[str] = field(default_factory=set)                  # names listed in cities.yaml
 
 
 def _key(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
     text = re.sub(r"[\s.'’]+", " ", text).strip().casefold()
-    return text
+    # "Saint Louis" and "St. Louis" are one name ("St. Louis" is the gazetteer's, "Saint Louis, MO"
+    # the board's): both key as "st louis", and the state then picks the right town
+    return _SAINT.sub(lambda m: "ste " if m.group(1) else "st ", text)
+
+
+_SAINT = re.compile(r"^(?:saint(e)?|st(e)?)(?:[ -]+)(?=\w)")
 
 
 def _add_city(g: _Gazetteer, key: str, city: City) -> None:
@@ -117,6 +123,7 @@ def _gazetteer() -> _Gazetteer:
     with open(DATA_DIR / "cities.yaml", encoding="utf-8") as f:
         for entry in yaml.load(f, Loader=_Loader)["cities"]:
             k = (str(entry["name"]), str(entry["country"]))
+            g.curated.add(k[0])
             cur = merged.setdefault(k, {"name": k[0], "country": k[1], "region": [], "pop": 0, "aliases": []})
             cur["region"] = list(dict.fromkeys(list(cur["region"]) + [str(r) for r in entry.get("region") or []]))
             cur["pop"] = max(int(cur["pop"]), int(entry.get("pop") or 0))
@@ -171,6 +178,7 @@ class _Found:
     region_countries: list[set[str]] = field(default_factory=list)
     region_codes: set[str] = field(default_factory=set)
     region_named: set[int] = field(default_factory=set)     # indexes of city mentions that also name a region
+    country_or_region: dict[int, set[str]] = field(default_factory=dict)  # country index -> the region's countries
     city_groups: list[int] = field(default_factory=list)    # per city mention: which listed alternative it is in
     group: int = 0
 
@@ -195,7 +203,8 @@ def _scan_cjk(run: str, whole_segment: bool, found: _Found) -> None:
             piece = run[i:i + length]
             if length == 1 and not (whole_segment and n == 1):
                 break
-            if piece in g.cities and _accept_cjk(run, i + length):
+            # a district alias after other characters is the tail of a longer name ("渝北区" is no 北区)
+            if piece in g.cities and _accept_cjk(run, i + length) and not (i and piece[-1] in "区區县縣"):
                 found.add_city(g.cities[piece])
             elif piece in g.countries:
                 found.countries.append(g.countries[piece])
@@ -239,6 +248,8 @@ def _scan_latin(run: str, whole_segment: bool, found: _Found) -> None:
                     break
             if k in g.countries and (whole or phrase[:1].isupper()) and (len(phrase) > 2 or phrase.isupper()):
                 found.countries.append(g.countries[k])
+                if k in g.regions:   # "Georgia": the country, or the state "Georgia Southern, GA" is in
+                    found.country_or_region[len(found.countries) - 1] = g.regions[k]
                 step = length
                 break
             if phrase in g.region_codes and length == 1:
@@ -374,6 +385,10 @@ def _resolve(
     country = first_country
     if country is None and found.countries:
         country = found.countries[0]
+        also = found.country_or_region.get(0)
+        if also and found.region_codes and any(also & g for g in (_gazetteer().region_codes[c] for c in found.region_codes)):
+            # "Georgia Southern, GA": a state code next to a name that is a country and a state
+            country = next(iter(also & set().union(*(_gazetteer().region_codes[c] for c in found.region_codes))))
     if country is None and found.region_countries:
         only = found.region_countries[0]
         country = next(iter(only)) if len(only) == 1 else ("US" if "US" in only else sorted(only)[0])
@@ -425,3 +440,61 @@ def city_country(canonical: str) -> str | None:
         return None
     exact = [c for c in cands if c.name == canonical] or cands
     return max(exact, key=lambda c: c.pop).country
+
+
+#: Where a title names places: a leading bracket ("[杭州/远程]", "【远程】"), any parenthesis
+#: ("(深圳/广州)", "(Madrid based)") and a trailing " - X" ("... Executive - Copenhagen").
+_TITLE_GROUPS = re.compile(
+    r"^\s*[\[【(（]([^\]】)）\[【(（]{1,40})[\]】)）]|[(（]([^()（）]{1,30})[)）]|\s[-–—|｜]\s*([^-–—|｜()（）]{2,30})$"
+)
+#: Words a title's place group may hold besides places: the work arrangement and fillers.
+_TITLE_MODE_WORDS = re.compile(
+    r"可远程办公|可远程|远程办公|远程工作|全远程|全远端|海外远程|远程|遠程|远端|居家|办公|工作地址|工作地点|地点|上班|驻|"
+    r"\b(?:remote(?:ly)?|hybrid|on-?site|wfh|anywhere|worldwide|global|based|base|only)\b|(?<![a-z])base(?=[\u4e00-\u9fff])",
+    re.I,
+)
+
+
+def _is_place(text: str) -> bool:
+    """Whether ``text`` alone is the name of a city, a country or a state/province.
+
+    Exact names only ("深圳中晟达集团" is a company, not 深圳), and a Latin city name only when the
+    curated table lists a city of that name: a title's "(Mobile)" or "(java+Oracle)" names a field,
+    not Mobile, Alabama.
+    """
+    g = _gazetteer()
+    k = _key(text)
+    if k.endswith("市") and k[:-1] in g.cities:
+        k = k[:-1]
+    cands = g.cities.get(k)
+    if cands and (_CJK_CHAR.search(k) or any(c.name in g.curated for c in cands)):
+        return True
+    return k in g.countries or k in g.regions or text in g.region_codes
+
+
+@lru_cache(maxsize=8192)
+def title_places(title: str) -> tuple[tuple[str, ...], str | None, str | None]:
+    """(cities, country, remote mode) a title states in its place groups, else empty.
+
+    A group counts only when every listed alternative in it is a place or an arrangement word
+    ("[北京/成都/远程]", "(Remote)", "- Berlin, Germany"), so "(Python/Go)", "(f/m/d)" or "- Data
+    Visualization" add nothing. Cached: titles repeat.
+    """
+    cities: list[str] = []
+    country = mode = None
+    for m in _TITLE_GROUPS.finditer(title or ""):
+        group = next(g for g in m.groups() if g is not None)
+        parts = [p.strip() for p in _SEPARATORS.split(group) if p and p.strip()]
+        if not parts:
+            continue
+        rests = [_TITLE_MODE_WORDS.sub(" ", p).strip(" .-_") for p in parts]
+        # an unknown code in capitals beside known places ("[SZ/HK]") is a place abbreviation
+        if not all(not rest or _is_place(rest) or re.fullmatch(r"[A-Z]{2,3}", rest) for rest in rests):
+            continue
+        found_cities, found_country, found_mode = resolve_locations(group)
+        if not (found_cities or found_country or found_mode):
+            continue
+        cities.extend(c for c in found_cities if c not in cities)
+        country = country or found_country
+        mode = mode or found_mode
+    return tuple(cities), country, mode

@@ -22,10 +22,11 @@ from jobpipe.models import NormalizedPosting, PostingFields, Salary
 from jobpipe.normalize.dates import parse_date
 from jobpipe.normalize.experience import parse_degree, parse_experience
 from jobpipe.normalize.job_type import parse_job_type, parse_seniority
-from jobpipe.normalize.location import resolve_locations
+from jobpipe.normalize.location import resolve_locations, title_places
 from jobpipe.normalize.regex_guard import guarded
 from jobpipe.normalize.salary import annualize, parse_salary
 from jobpipe.normalize.skills import extract_skills
+from jobpipe.normalize.statements import labelled_lines, mode_of_value, stated_mode, states_hybrid, temporarily_remote
 from jobpipe.normalize.text import clean_inline, clean_text, detect_language, repair_cell
 
 #: Currency a bare amount is in, by the posting's country.
@@ -207,9 +208,8 @@ def normalize_posting(
     location_raw = _clean_location(str(fields.location)) if fields.location else None
     extra_locations = [str(x) for x in (fields.locations or []) if x]
     cities, country, remote = resolve_locations(location_raw, extra_locations, fields.remote_hint)
-    if remote is None and title:
-        # "[远程] Rust 工程师", "Senior Engineer (Remote)": the title is often the only place it is said
-        remote = _title_remote(title)
+    cities, country, remote = _with_title_and_description(
+        cities, country, remote, title, description, has_location=bool(location_raw or extra_locations))
     # detect_language reads the first 800 characters only: no copy of the whole description
     language = detect_language(f"{title}\n{description[:800]}") or detect_language(location_raw)
     context_currency = COUNTRY_CURRENCY.get(country or "") or ("CNY" if language == "zh" and country in (None, "CN") else None)
@@ -348,6 +348,51 @@ def _description_salary(description: str, context_currency: str | None, lower: s
 _TITLE_SALARY_CUE = guarded(re.compile(r"薪水|薪资|薪酬|月薪|年薪|待遇|salary|compensation|\bpay\b", re.I))
 _TITLE_REMOTE = guarded(re.compile(r"远程|遠程|\bremote\b|居家办公|\bwfh\b", re.I))
 _TITLE_HYBRID = guarded(re.compile(r"\bhybrid\b|混合办公", re.I))
+
+
+def _with_title_and_description(
+    cities: list[str], country: str | None, remote: str | None, title: str, description: str, *, has_location: bool,
+) -> tuple[list[str], str | None, str | None]:
+    """Places and the work arrangement the title and the description state, merged with the fields'.
+
+    The title's place groups ("[杭州/远程]", "(深圳/广州)", "- Copenhagen") add their cities; without a
+    location field, the description's labelled location lines ("工作地点：杭州", "Work Location: remote /
+    HK") stand in for it. The arrangement: the fields', else the title's, else the description's
+    labelled lines ("是否远程：否") and sentences ("It is not a remote role", "Fridays are work-from-home
+    days"); a description stating a hybrid arrangement corrects a remote read from a location list
+    ("Germany/Remote" with "office minimum once a week").
+    """
+    title_cities, title_country, title_mode = title_places(title) if title else ((), None, None)
+    cities = cities + [c for c in title_cities if c not in cities]
+    country = country or title_country
+    statements = labelled_lines(description) if description else None
+    line_mode = None
+    if statements is not None:
+        for value in statements.get("location"):
+            found_cities, found_country, found_mode = resolve_locations(value)
+            if not has_location:
+                cities.extend(c for c in found_cities if c not in cities)
+                country = country or found_country
+            line_mode = line_mode or found_mode
+        for value in statements.get("mode"):
+            line_mode = mode_of_value(value) or line_mode
+            if line_mode:
+                break
+        if line_mode is None:
+            # "工作性质：全职/远程": a type line that names the arrangement too
+            line_mode = next((m for m in (resolve_locations(v)[2] for v in statements.get("type")) if m), None)
+    if remote is None and title:
+        # "[远程] Rust 工程师", "Senior Engineer (Remote)": the title is often the only place it is said
+        remote = title_mode or _title_remote(title)
+    if remote is None or remote == "remote":
+        lower = _lowercase(description) if description else ""
+        if temporarily_remote(lower):
+            return cities, country, "onsite"     # "remote now, on site Mon-Fri once it is safe"
+        if remote is None:
+            remote = line_mode or stated_mode(lower)
+        elif line_mode == "hybrid" or states_hybrid(lower):
+            remote = "hybrid"
+    return cities, country, remote
 
 
 def _title_remote(title: str) -> str | None:
