@@ -147,30 +147,56 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
     return None
 
 
+def _w(word: str) -> str:
+    """A Latin word that may touch Chinese characters ("Senior量化交易工程师"): ``\b`` sees no
+    boundary between two word characters, so the boundary is "no Latin letter or digit"."""
+    return rf"(?<![A-Za-z0-9]){word}(?![A-Za-z0-9])"
+
+
 _SENIORITY: list[tuple[str, re.Pattern[str]]] = [
-    ("intern", re.compile(r"实习|實習|\bintern(ship)?\b", re.I)),
-    ("director", re.compile(r"总监|總監|\bdirector\b|\bhead of\b|\bVP\b|vice president|副总裁|\bCTO\b|\bCEO\b|\bCOO\b|\bCFO\b|\bchief\b", re.I)),
-    ("principal", re.compile(r"首席|\bprincipal\b|\bdistinguished\b|\bfellow\b|科学家", re.I)),
-    ("staff", re.compile(r"\bstaff\b|专家|專家|\bexpert\b|架构师|架構師|\barchitect\b", re.I)),
-    ("manager", re.compile(r"经理|經理|主管|负责人|負責人|\bmanager\b|\bmgr\b", re.I)),
-    ("lead", re.compile(r"\blead\b|\btech lead\b|组长|組長|\bteam lead\b", re.I)),
-    ("senior", re.compile(r"高级|高級|资深|資深|\bsenior\b|\bsr\.?(?=\s|$)|\bIII\b|\bIV\b", re.I)),
-    ("junior", re.compile(r"初级|初級|助理|\bjunior\b|\bjr\.?(?=\s|$)|\bentry[- ]level\b|\bassociate\b|\bgraduate\b|应届|\bI\b(?!\s*/)", re.I)),
-    ("mid", re.compile(r"中级|中級|\bmid(-level)?\b|\bintermediate\b|\bII\b", re.I)),
+    ("intern", re.compile(rf"实习|實習|{_w('intern(?:ship)?')}", re.I)),
+    ("director", re.compile(rf"总监|總監|总经理|總經理|副总裁|{_w('director')}|{_w('head')}(?!\s*(?:count|hunter|quarters?|set|phone))|"
+                            rf"{_w('VP')}|vice president|{_w('CTO')}|{_w('CEO')}|{_w('COO')}|{_w('CFO')}|{_w('chief')}", re.I)),
+    ("principal", re.compile(rf"首席|{_w('principal')}|{_w('distinguished')}|{_w('fellow')}", re.I)),
+    ("staff", re.compile(rf"专家|專家|架构师|架構師|构架师|{_w('staff')}|{_w('expert')}|{_w('architect')}", re.I)),
+    ("manager", re.compile(rf"经理|經理|主管|负责人|負責人|{_w('manager')}|{_w('mgr')}", re.I)),
+    ("lead", re.compile(rf"组长|組長|主美|主策|主程|{_w('lead')}|{_w('leader')}|{_w('tech lead')}|{_w('team lead')}", re.I)),
+    ("senior", re.compile(rf"高级|高級|资深|資深|{_w('senior')}|{_w('sr')}\.?(?=\s|$|[^A-Za-z])|{_w('III')}|{_w('IV')}", re.I)),
+    ("junior", re.compile(rf"初级|初級|助理|应届|應屆|管培生|管理培训生|校招|校园招聘|{_w('junior')}|{_w('jr')}\.?(?=\s|$|[^A-Za-z])|"
+                          rf"{_w('entry[- ]level')}|{_w('associate')}|{_w('graduate')}|{_w('management trainee')}|\bI\b(?!\s*/)", re.I)),
+    ("mid", re.compile(rf"中级|中級|{_w('mid(?:-level)?')}|{_w('intermediate')}|{_w('II')}", re.I)),
 ]
 SENIORITIES = tuple(name for name, _ in _SENIORITY)
 
 
 _SENIORITY = [(name, guarded(p)) for name, p in _SENIORITY]
 
+#: Title words that look like a level and are not one: job families whose "Manager" manages a
+#: product, a project, an account or data, not people; "Member of Technical Staff", a "Staff
+#: Accountant" (an entry-level accountant), a "Mid-Market" segment. Removed before the levels are read.
+_NOT_A_LEVEL = guarded(re.compile(
+    rf"(?<![A-Za-z])(?:product|project|program(?:me)?|account|data|customer success|office|case|category)[\s-]+{_w('manager')}"
+    rf"|产品经理|項目經理|项目经理|客户经理|客戶經理|"
+    rf"{_w('member of (?:the )?technical staff')}|{_w('staff (?:accountant|nurse|writer)')}|{_w('mid[- ]?(?:market|size|sized)')}",
+    re.I,
+))
+_ASSISTANT_TO = re.compile(r"(?:副?总经理|总裁|董事长|总监|经理|CEO|ceo)\s*(?:助理|秘书)")
+#: A level number after the role ("Data Scientist 3", "Engineer 2"): 1 junior, 2 mid, 3 senior.
+_LEVEL_NUMBER = guarded(re.compile(
+    r"(?<![A-Za-z])(?:engineer|scientist|analyst|developer|designer|specialist|accountant|consultant|administrator|"
+    r"programmer|technician)\s+(?:level\s+)?([1-3])(?![\d.])",
+    re.I,
+))
+
 
 #: Every match of a seniority pattern holds one of these, lowercased, or is a lone "I" (``_LONE_I``).
 _SENIORITY_CUES = (
-    "实习", "實習", "intern", "总监", "總監", "director", "head of", "vp", "vice president", "副总裁", "cto", "ceo", "coo",
-    "cfo", "chief", "首席", "principal", "distinguished", "fellow", "科学家", "staff", "专家", "專家", "expert", "架构师",
-    "架構師", "architect", "经理", "經理", "主管", "负责人", "負責人", "manager", "mgr", "lead", "组长", "組長", "高级",
-    "高級", "资深", "資深", "senior", "sr", "iii", "iv", "初级", "初級", "助理", "junior", "jr", "entry", "associate",
-    "graduate", "应届", "中级", "中級", "mid", "intermediate", "ii",
+    "实习", "實習", "intern", "总监", "總監", "总经理", "總經理", "director", "head", "vp", "vice president", "副总裁", "cto",
+    "ceo", "coo", "cfo", "chief", "首席", "principal", "distinguished", "fellow", "staff", "专家", "專家", "expert", "架构师",
+    "架構師", "构架师", "architect", "经理", "經理", "主管", "负责人", "負責人", "manager", "mgr", "lead", "组长", "組長",
+    "主美", "主策", "主程", "高级", "高級", "资深", "資深", "senior", "sr", "iii", "iv", "初级", "初級", "助理", "junior", "jr",
+    "entry", "associate", "graduate", "应届", "應屆", "管培生", "管理培训生", "校招", "校园招聘", "management trainee", "中级",
+    "中級", "mid", "intermediate", "ii",
 )
 _SENIORITY_CUE_AUTOMATON = _cue_automaton(_SENIORITY_CUES)
 #: ``\bI\b`` without IGNORECASE ("ı" and "İ" are left to ``_has_cue``), spelled to start with the
@@ -189,8 +215,16 @@ def parse_seniority(title: str | None) -> str | None:
         return None
     text = unicodedata.normalize("NFKC", title)
     if not (_has_cue(text, _SENIORITY_CUE_AUTOMATON) or _LONE_I.search(text)):
-        return None
+        return _level_number(text)
+    text = _NOT_A_LEVEL.sub(" ", text)
+    if "助理" in text or "秘书" in text:
+        text = _ASSISTANT_TO.sub("助理", text)   # 总经理助理 assists a general manager
     for name, pattern in _SENIORITY:
         if pattern.search(text):
             return name
-    return None
+    return _level_number(text)
+
+
+def _level_number(text: str) -> str | None:
+    m = _LEVEL_NUMBER.search(text) if any(ch in text for ch in "123") else None
+    return None if m is None else {"1": "junior", "2": "mid", "3": "senior"}[m.group(1)]

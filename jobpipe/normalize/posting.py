@@ -224,7 +224,7 @@ def normalize_posting(
     salary = salary or Salary()
     annual_min, annual_max = annualize(salary)
     job_type = parse_job_type(fields.employment_type, title, description, description_lower=lower)
-    seniority = parse_seniority(fields.seniority) or parse_seniority(title)
+    seniority = parse_seniority(fields.seniority) or parse_seniority(title) or _stated_level(fields, title, description)
     exp_text = fields.experience_text
     degree = parse_degree(fields.degree_text)
     if degree is None and exp_text and parse_experience(exp_text) == (None, None):
@@ -393,6 +393,36 @@ def _with_title_and_description(
         elif line_mode == "hybrid" or states_hybrid(lower):
             remote = "hybrid"
     return cities, country, remote
+
+
+#: An ATS's experience level code ("mid_level", "entry_level", "senior"), as opposed to a requirement.
+_LEVEL_CODE = re.compile(r"[A-Za-z][A-Za-z_ -]{2,30}")
+#: "... is seeking a Senior Data Engineer": the level of the role the title names.
+_SEEKING_LEVEL = guarded(re.compile(
+    r"\b(?:seeking|looking for|hiring|searching for)\s+(?:an?|our|the)\s+(senior|sr\.?|junior|jr\.?|lead|principal|staff)\s+"
+    r"((?:[a-z/&-]+\s+){0,3}[a-z/&-]+)",
+    re.I,
+))
+
+
+def _stated_level(fields: PostingFields, title: str, description: str) -> str | None:
+    """The level stated outside the title and seniority field: an ATS experience level code
+    (Recruitee's "mid_level"), or the description naming the title's role with a level ("seeking a
+    Senior Data Engineer" for the title "Data Engineer")."""
+    exp = fields.experience_text
+    if exp and _LEVEL_CODE.fullmatch(exp):
+        found = parse_seniority(exp.replace("_", " "))
+        if found is not None:
+            return found
+    if not description or not title:
+        return None
+    last = title.split()[-1].lower() if title.split() else ""
+    if not last.isascii() or len(last) < 4:
+        return None
+    for m in _SEEKING_LEVEL.finditer(description[:1500]):
+        if last in m.group(2).lower().split():
+            return parse_seniority(m.group(1))
+    return None
 
 
 def _title_remote(title: str) -> str | None:

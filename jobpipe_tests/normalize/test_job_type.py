@@ -42,7 +42,7 @@ def test_description_type_line_is_a_last_resort():
 
 
 @pytest.mark.parametrize("title,expected", [
-    ("高级Java工程师", "senior"), ("资深产品经理", "manager"), ("Senior Software Engineer", "senior"),
+    ("高级Java工程师", "senior"), ("资深产品经理", "senior"), ("Senior Software Engineer", "senior"),
     ("Sr. Data Scientist", "senior"), ("Staff Engineer", "staff"), ("Principal Engineer", "principal"),
     ("Engineering Manager", "manager"), ("Tech Lead", "lead"), ("Director of Data", "director"),
     ("初级测试工程师", "junior"), ("Junior Developer", "junior"), ("算法专家", "staff"),
