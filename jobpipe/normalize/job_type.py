@@ -14,11 +14,17 @@ from functools import lru_cache
 import ahocorasick_rs
 
 from jobpipe.normalize.regex_guard import guarded
+from jobpipe.normalize.statements import labelled_lines
 
 JOB_TYPES = ("full_time", "part_time", "intern", "campus", "contract")
 
 _INTERN = re.compile(r"实习|實習|\bintern(ship)?s?\b|\bco-?op\b|\btrainee\b|\bINTERN\b", re.I)
-_CAMPUS = re.compile(r"校招|校园招聘|校園招聘|应届|應屆|毕业生|畢業生|管培生|\b20\d\d\s*届|\d{2}届|届毕业|"
+#: 应届/毕业生 is campus hiring unless graduates are merely welcome on a regular job ("应届毕业生优先",
+#: "应届/社招均可", "接受应届生").
+_WELCOME_BEFORE = r"(?<!接受)(?<!欢迎)(?<!可招)(?<!招收)"
+_WELCOME_AFTER = r"(?![^，,。；;\n]{0,6}?(?:优先|亦可|也可|可投|均可|欢迎|可以))"
+_CAMPUS = re.compile(r"校招|校园招聘|校園招聘|" + _WELCOME_BEFORE + r"(?:应届|應屆|毕业生|畢業生|(?<!应)(?<!應)届毕业)" + _WELCOME_AFTER
+                     + r"|管培生|\b20\d\d\s*届|\d{2}届|"
                      r"\bnew[ -]?grads?\b|\bgraduate program\b|\bcampus\b|\bentry[- ]level graduate\b|\buniversity grad", re.I)
 _PART = re.compile(r"兼职|兼職|\bpart[- ]?time\b|\bPART_TIME\b|\bper[- ]diem\b", re.I)
 _CONTRACT = re.compile(r"合同工|外包|劳务派遣|派遣|顾问制|临时|臨時|项目制|\bcontract(or|ual)?\b|\bCONTRACTOR\b|"
@@ -116,34 +122,68 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
         if kind in title_types:
             return kind
     values = employment_type if isinstance(employment_type, list) else [employment_type] if employment_type else []
-    field_text = " / ".join(unicodedata.normalize("NFKC", str(v)) for v in values if v is not None)
+    # "fulltime_permanent", "FULL_TIME": an ATS code's underscores separate its words
+    field_text = " / ".join(unicodedata.normalize("NFKC", str(v)).replace("_", " ") for v in values if v is not None)
     field_types = _type_of(field_text)
     if field_types:
         return _one(field_types)
     if title_types:
         return title_types[0]
     if description:
-        head = description[:600]
-        m = _TYPE_LINE.search(head) if ("工作性" in head or "类型" in head or "type" in head.lower()) else None
-        if m:
-            kinds = _type_of(m.group(1))
-            if kinds:
-                return _one(kinds)
-        # explicit wording only: "实习" or "contract" alone appear in full-time postings too
-        # ("有实习经验优先", "smart contract")
-        if description_lower is not None and len(description_lower) == len(description):
-            # every character lowercased to one, so the prefixes line up (a sigma at the cut may
-            # differ in form, which none of the phrases contains)
-            low = description_lower[:4000]
-        else:
-            low = description[:4000].lower()
-        best: tuple[int, str] | None = None
-        for phrase, kind in _DESCRIPTION_KIND:
-            pos = low.find(phrase)
-            if pos >= 0 and (best is None or pos < best[0]):
-                best = (pos, kind)
-        if best is not None:
-            return best[1]
+        return _description_type(description, description_lower)
+    return None
+
+
+#: A labelled type value that says nothing yet ("Full-time or not: negotiable", "是否全职：最好").
+_UNSURE_VALUE = re.compile(r"negotiable|depends|tbd|协商|商量|面议|可谈|详谈|最好|看情况|视情况|待定", re.I)
+_YES_VALUE = re.compile(r"^\s*(?:是|yes|y)(?![a-z])", re.I)
+_NO_VALUE = re.compile(r"^\s*(?:否|no)(?![a-z])", re.I)
+#: Sentences that state this job's type (lowercased text); bare mentions do not ("benefits for
+#: full-time employees", "a full-time MBA program", "有实习经验优先", "smart contract").
+_TYPE_SENTENCES = guarded(re.compile(
+    r"\b(?:this|it) (?:is )?an? (?P<a>full|part)[- ]?time(?: \([^)]{1,20}\))?(?:,? [a-z-]+){0,2}? (?:position|role|job|opportunity)\b"
+    r"|\b(?:seeking|looking for|hiring|to hire|in search of) an? (?P<b>full|part)[- ]?time\b"
+    r"|\b(?:on|in) an? (?P<e>full|part)[- ]?time basis\b"
+    r"|\bwork(?:ing)? (?P<d>full|part)[- ]?time (?:on|for|at|in|with|out)\b"
+    r"|\b(?P<c>full|part)[- ]?time,? (?:exempt|non-exempt|direct[- ]hire|permanent|salaried|w-?2|position|role|job|opportunity)\b"
+    r"|(?P<contract>\bcontract (?:role|position|job|opportunity|assignment|engagement)\b"
+    r"|\b(?:this|the) (?:role|position|job) is an? (?:contract|temporary|fixed[- ]term)\b|\bfixed[- ]term contract\b"
+    r"|\bcontract[- ]to[- ]hire\b)"
+    r"|(?P<zh_full>诚聘全职|全职岗位|全职职位|兼职勿扰|不招兼职|不接受兼职)|(?P<zh_part>兼职岗位|兼职职位|招聘兼职)"
+))
+#: A line that holds nothing but a type ("Full-time" under a "Job Type" heading of a list).
+_TYPE_ALONE = guarded(re.compile(r"(?:^|\n)[ \t]*(?:[-*•·][ \t]*)?(full[- ]?time|part[- ]?time|全职|兼职|internship|contract|"
+                                 r"permanent|temporary)[ \t]*(?=\n|$)", re.I))
+
+
+def _description_type(description: str, lower: str | None) -> str | None:
+    """The type a description states: a labelled line ("Job Type: Full-time", "是否全职：是", anywhere
+    in the text: ATS exports put it last), a sentence about the job ("This is a full-time position",
+    "-Contract Role in Atlanta", "诚聘全职岗位，兼职勿扰"), or a line holding only a type word."""
+    for value in labelled_lines(description).get("type"):
+        if _UNSURE_VALUE.search(value):
+            return None
+        kinds = _type_of(unicodedata.normalize("NFKC", value).replace("_", " "))
+        if _YES_VALUE.match(value):        # "是否全职：是", "是（也可兼职）"
+            kinds = ("full_time", *kinds)
+        elif _NO_VALUE.match(value) and not kinds:
+            return "part_time"
+        if kinds:
+            return _one(kinds)
+    low = lower if lower is not None and len(lower) == len(description) else description.lower()
+    m = _TYPE_SENTENCES.search(low[:20000])
+    if m is not None:
+        word = m.group("a") or m.group("b") or m.group("c") or m.group("d") or m.group("e")
+        if word:
+            return "full_time" if word == "full" else "part_time"
+        if m.group("contract"):
+            return "contract"
+        return "full_time" if m.group("zh_full") else "part_time"
+    m = _TYPE_ALONE.search(description[:20000])
+    if m is not None:
+        kinds = _type_of(m.group(1))
+        if kinds:
+            return _one(kinds)
     return None
 
 

@@ -27,22 +27,25 @@ _LABELS: dict[str, tuple[str, ...]] = {
     "mode": ("是否远程", "是否支持远程", "工作方式", "办公方式", "工作形式", "remote or not", "remote work",
              "work mode", "workplace type", "workplace", "work arrangement", "remote"),
     "type": ("是否全职", "工作性质", "工作类型", "岗位类型", "职位类型", "用工类型", "full-time or not",
-             "full-time position", "job type", "employment type", "type of employment", "position type", "schedule",
-             "duration", "work hours/shift", "work hours"),
+             "full-time position", "full time", "full-time", "job type", "employment type", "type of employment", "position type", "schedule",
+             "duration", "work hours/shift", "work hours", "hours/shift", "time type", "work status", "employment status", "status", "type", "role"),
 }
 _KIND_OF = {label: kind for kind, labels in _LABELS.items() for label in labels}
 #: Labels that may stand alone on a line, heading the value on the next one ("Work Location" /
 #: "remote / HK"); the others need a colon (a line "Remote" is a value, not a label).
 _HEADINGS = ("工作地点", "办公地点", "地点", "work location", "job location", "location", "job type", "employment type",
-             "schedule", "work hours/shift", "工作性质")
+             "position type", "time type", "schedule", "work hours/shift", "status", "工作性质")
 _LABEL_ALT = "|".join(re.escape(label) for label in sorted(_KIND_OF, key=len, reverse=True))
 _HEADING_ALT = "|".join(re.escape(label) for label in sorted(_HEADINGS, key=len, reverse=True))
 #: "label: value" (value on the same line) or a heading label alone on a line, the value on the next one.
 _LABELLED = guarded(re.compile(
-    rf"(?:^|\n)[ \t]*(?:[-*•·>#]+[ \t]*)?(?:(?P<label>{_LABEL_ALT})[ \t]*[:：][ \t]*(?P<value>[^\n]{{1,80}})"
-    rf"|(?P<heading>{_HEADING_ALT})[ \t]*\n[ \t]*(?:[-*•·]+[ \t]*)?(?P<next>[^\n:：]{{1,60}})(?=\n|$))",
+    rf"(?:^|\n)[ \t]*(?:[-*•·>#]+[ \t]*)?(?:(?P<label>{_LABEL_ALT})[ \t]*[:：][ \t]*(?:\n[ \t]*){{0,2}}(?P<value>[^\n]{{1,80}})"
+    rf"|(?P<heading>{_HEADING_ALT})[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:[-*•·]+[ \t]*)?[:：]?[ \t]*(?P<next>[^\n:：]{{1,60}})(?=\n|$))",
     re.I,
 ))
+
+
+_DECORATION = re.compile(r"^[^\w\u4e00-\u9fff]+")
 
 
 @dataclass
@@ -62,7 +65,8 @@ def labelled_lines(description: str) -> Statements:
     if not description or (":" not in description and "：" not in description and "\n" not in description):
         return found
     for m in _LABELLED.finditer(description[:20000]):
-        value = (m.group("value") or m.group("next") or "").strip(" \t-*•·：:")
+        # a leading emoji or tick ("✅ 是", "❌ 否") is decoration
+        value = _DECORATION.sub("", m.group("value") or m.group("next") or "").strip(" \t-*•·：:")
         if value:
             label = (m.group("label") or m.group("heading")).lower()
             found.values.setdefault(_KIND_OF[label], []).append(value)
