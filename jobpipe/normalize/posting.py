@@ -218,10 +218,17 @@ def normalize_posting(
         # "[远程] Rust 工程师 薪资 30-50K": some boards put the pay only in the title
         found = parse_salary(_TITLE_SALARY_CUE.split(title, maxsplit=1)[-1], context_currency=context_currency)
         salary = found if found is not None and (found.min is not None or found.max is not None) else None
+    if (salary is None or (salary.min is None and salary.max is None)) and title and _TITLE_PAY.search(title):
+        # "[远程] 测试工程师 3,000 - 6,500U", "TA岗位 USD 1500-4000": a range with its unit or currency
+        found = parse_salary(title, context_currency=context_currency)
+        if found is not None and (found.min is not None or found.max is not None):
+            salary = found
     lower = _lowercase(description)
-    if salary is None and description:
-        salary = _description_salary(description, context_currency, lower)
+    if (salary is None or (salary.min is None and salary.max is None)) and description:
+        salary = _description_salary(description, context_currency, lower) or salary
     salary = salary or Salary()
+    if salary.period == "month" and salary.months_per_year is None and description and "薪" in description:
+        salary.months_per_year = _description_months(description)
     annual_min, annual_max = annualize(salary)
     job_type = parse_job_type(fields.employment_type, title, description, description_lower=lower)
     seniority = parse_seniority(fields.seniority) or parse_seniority(title) or _stated_level(fields, title, description)
@@ -277,8 +284,11 @@ def normalize_posting(
 # "The pay range for this role is $165K–$210K"): unlabelled amounts there are budgets, revenue
 # or headcounts far too often to be read as a salary.
 _DESCRIPTION_SALARY = guarded(re.compile(
-    r"(?:薪资范围|薪资待遇|薪资|薪酬范围|薪酬|月薪|年薪|工资|salary range|base salary|salary|compensation range|"
-    r"compensation|pay range(?: for this role)?(?: is)?)\s*[:：]?\s*([^\n。；;]{2,60})",
+    r"(?:薪资福利待遇|薪资福利|薪酬福利|薪资范围|薪资待遇|薪资|薪酬范围|薪酬|月薪|年薪|工资|salary and benefits|salary & benefits|"
+    r"salary range|base salary|salary|compensation and benefits|compensation range|"
+    r"compensation|pay range(?: for this role)?(?: is)?)[ \t]*[:：]?[ \t]*([^\n。；;]{0,60})"
+    # a section heading ("薪资福利待遇", "Salary and Benefits") with the pay on the next line
+    r"(?:\n[ \t]*(?:\n[ \t]*)?(?:[-*•·][ \t]*)?([^\n。；;]{2,60}))?",
     re.I,
 ))
 
@@ -339,10 +349,34 @@ def _description_salary(description: str, context_currency: str | None, lower: s
         return None
     text = description[:20000]
     for match in _salary_statements(text, lower[:20000] if len(lower) == len(description) else text.lower()):
-        found = parse_salary(match.group(1), context_currency=context_currency)
-        if found is not None and (found.min is not None or found.max is not None):
-            return found
+        for value in match.groups():
+            if value and len(value.strip()) >= 2:
+                found = parse_salary(value, context_currency=context_currency)
+                if found is not None and (found.min is not None or found.max is not None):
+                    return found
     return None
+
+
+#: A pay range in a title without a pay word: the range carries a unit or a currency.
+_TITLE_PAY = guarded(re.compile(
+    r"\d[\d,.]*\s*[kKwW万千]?\s*(?:u|usdt|usd|rmb)?\s*[-~～至到—–]\s*(?:\$|usd|rmb|¥|￥)?\s*\d[\d,.]*\s*"
+    r"(?:[kKwW万千](?![a-z])|u(?![a-z])|usdt|usd|rmb|cny|hkd|sgd|元)"
+    r"|(?:\$|usd|rmb|¥|￥|hkd|sgd|s\$|hk\$|€|£)\s*[💲]?\s*\d[\d,.]*\s*[kK]?\s*[-~～至到—–]\s*\d",
+    re.I,
+))
+#: Months of pay a year stated in the text only ("正式员工享受十三薪", "年底双薪" = a 13th month).
+_DESCRIPTION_MONTHS = guarded(re.compile(
+    r"(?<![\d.])(1[2-9]|2[0-4])\s*(?:[-~～至到]\s*(?:1[2-9]|2[0-4])\s*)?薪|十([二三四五六七八])\s*薪|年(?:底|终)双薪"))
+_CN_DIGIT = {"二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8}
+
+
+def _description_months(description: str) -> int | None:
+    m = _DESCRIPTION_MONTHS.search(description[:20000])
+    if m is None:
+        return None
+    if m.group(1):
+        return int(m.group(1))
+    return 10 + _CN_DIGIT[m.group(2)] if m.group(2) else 13
 
 
 _TITLE_SALARY_CUE = guarded(re.compile(r"薪水|薪资|薪酬|月薪|年薪|待遇|salary|compensation|\bpay\b", re.I))

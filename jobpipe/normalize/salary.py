@@ -67,7 +67,7 @@ _NOT_MONEY_BEFORE = re.compile(r"(?:gmt|utc|年终奖|年終獎|奖金|獎金|bo
 _EXPERIENCE_BEFORE = re.compile(r"(经验|經驗|工作|experience)\s*$", re.I)
 
 _CURRENCY_TOKENS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"usdt|\d\s*u\b|\du(?=[/\s，,。+（(以每]|$)|\bu\s*(?:/|每|以)|u\+token|发u|發u|\d\s*k\s*u\b|\dku\b", re.I), "USDT"),
+    (re.compile(r"usdt|\d\s*u\b|\d\s*/\s*u\b|\du(?=[/\s，,。+（(以每\-~～—–]|$)|\bu\s*(?:/|每|以)|u\+token|发u|發u|\d\s*k\s*u\b|\dku\b", re.I), "USDT"),
     (re.compile(r"hk\$|hkd|港币|港幣|港元|港紙", re.I), "HKD"),
     (re.compile(r"s\$|sgd|新币|新元|新加坡元", re.I), "SGD"),
     (re.compile(r"nt\$|ntd|twd|新台币|台币", re.I), "TWD"),
