@@ -55,7 +55,8 @@ def test_tencent_pages_by_number_and_fetches_requirements(server: FixtureServer,
     assert fields.company == "腾讯" and fields.location == "深圳, 中国" and fields.department == "TEG"
     assert "工作要求\n本科及以上学历" in fields.description
     posting = normalized("tencent", result.postings[0].payload)
-    assert posting.cities == ["Shenzhen"] and posting.country == "CN"
+    # the listing's city first, then the other cities the title offers the post in
+    assert posting.cities == ["Shenzhen", "Beijing"] and posting.country == "CN"
     assert posting.posted_at == datetime(2026, 9, 27, 16, 0, tzinfo=timezone.utc)      # the Beijing day
     assert (posting.experience_min, posting.degree) == (3, "bachelor")
 
