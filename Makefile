@@ -5,14 +5,24 @@ BIN    := $(VENV)/bin
 # Re-install whenever pyproject.toml changes.
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-fast ui serve mcp db-stop bench clean install schema
+.PHONY: run test test-fast test-deploy system-packages bench-scale ui serve mcp db-stop bench clean install schema
 
 install: $(STAMP)
+
+# Debian packages the tests need: redis-server (the Celery broker of the topology test).
+APT_PACKAGES := redis-server
+
+## system-packages: install APT_PACKAGES that are missing (needs root; otherwise says so and the tests that need them skip)
+system-packages:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else echo "not root: install$$missing yourself (apt-get install$$missing); tests needing them are skipped"; fi
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,celery]'
 	touch $(STAMP)
 
 ## run: materialize the whole graph once on the bundled demo, print the summary and a sample search
@@ -21,11 +31,15 @@ run: $(STAMP)
 	$(BIN)/jobpipe search "大模型 算法 实习" --top-k 5
 
 ## test: the whole suite against a real embedded PostgreSQL + pgvector
-test: $(STAMP)
+test: $(STAMP) system-packages
 	$(BIN)/python -m pytest
 
+## test-deploy: the deployment tests alone (topology, external PostgreSQL, deploy/ files, image install)
+test-deploy: $(STAMP) system-packages
+	$(BIN)/python -m pytest jobpipe_tests/deploy
+
 ## test-fast: the fast lane, without the whole-graph, topology and browser tests (marked slow)
-test-fast: $(STAMP)
+test-fast: $(STAMP) system-packages
 	$(BIN)/python -m pytest -m "not slow"
 
 ## ui: the Dagster UI on 127.0.0.1:3000 against the same instance
@@ -47,7 +61,11 @@ db-stop: $(STAMP)
 	$(BIN)/jobpipe db stop
 
 bench: $(STAMP)
-	for f in bench/bench_*.py; do $(BIN)/python $$f || exit 1; done
+	for f in bench/bench_*.py; do [ $$f = bench/bench_scale.py ] || $(BIN)/python $$f || exit 1; done
+
+## bench-scale: 1,000,000 synthetic postings through store, index and search (an hour or more on 2 cores)
+bench-scale: $(STAMP)
+	$(BIN)/python bench/bench_scale.py
 
 clean:
 	-$(BIN)/jobpipe db stop

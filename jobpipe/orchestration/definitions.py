@@ -31,6 +31,7 @@ from jobpipe.config import get_settings
 from jobpipe.orchestration.assets.candidates import candidate_matches, candidate_profiles, candidate_vectors
 from jobpipe.orchestration.assets.ingest import curated_jobs, normalized_postings, raw_postings
 from jobpipe.orchestration.assets.vectors import job_embeddings, serving_jobs, vector_index
+from jobpipe.orchestration.executor import build_executor
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
 from jobpipe.orchestration.resources import SourcesResource, build_resources
 
@@ -102,6 +103,7 @@ def build_definitions(resources: dict[str, ConfigurableResource] | None = None) 
         schedules=[nightly_ingest],
         sensors=[register_sources, automation],
         resources=resources if resources is not None else build_resources(),
+        executor=build_executor(),   # JOBPIPE_EXECUTOR: multiprocess (default), in_process or celery
     )
 
 
