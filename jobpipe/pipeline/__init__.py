@@ -6,8 +6,9 @@
 
 Each stage takes an open connection and plain arguments and returns a typed result
 (:class:`~jobpipe.pipeline.report.Report`); none knows of Dagster. The Dagster assets
-(``jobpipe.orchestration``), ``jobpipe run`` and the library call :func:`jobpipe.sync` all run
-these, and report in one :class:`~jobpipe.pipeline.summary.RunSummary`.
+(``jobpipe.orchestration``), ``jobpipe run`` and the library call :func:`jobpipe.sync`
+(``jobpipe.pipeline.sync``) all run these, and report in one
+:class:`~jobpipe.pipeline.summary.RunSummary`.
 """
 
 from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError, StageError

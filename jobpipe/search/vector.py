@@ -29,7 +29,7 @@ from jobpipe.store.models import ModelInfo, active_model
 
 #: At most this many filter matches: exact scan. Measured on 100k postings (warm cache): an exact
 #: scan costs ~8-10 µs per matching row (a primary-key probe and a 2 kB vector each), an iterative
-#: HNSW scan that checks each candidate against the narrow ``job_terms`` row ~30 ms at 8%
+#: HNSW scan that checks each candidate against the filter ~30 ms at 8%
 #: selectivity (job_type=intern: exact 67 ms, iterative 30 ms) and ~12 ms at 20%.
 EXACT_MAX_ROWS = 4000
 #: HNSW candidate list size; at least the number of rows asked for.
@@ -167,13 +167,14 @@ def hnsw_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
     """Approximate nearest neighbours through the model's partial HNSW index.
 
     ``fsql.where`` is built by filters.py from fixed fragments; its values are parameters.
-    Each candidate the graph walk yields is checked against the filter on its ``job_terms``
-    row (narrow, with copies of every filtered column) rather than its wide ``jobs`` row.
+    Each candidate the graph walk yields is checked against the filter on its ``jobs`` row:
+    not on its narrower ``job_terms`` copy, which exists only once the keyword-terms step has
+    run for it (a posting embedded before its terms, or a store without them, would be missed).
     """
     cast = sql.SQL("vector({})").format(sql.Literal(int(model.dims)))
     return sql.SQL(
         "SELECT e.job_id, (e.embedding::{cast} <=> %(qv)s::{cast}) AS dist "
-        "FROM job_embeddings e JOIN job_terms j ON j.job_id = e.job_id "
+        "FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
         "WHERE e.model = {model} AND {where} "
         "ORDER BY e.embedding::{cast} <=> %(qv)s::{cast} LIMIT {limit}"
     ).format(cast=cast, model=sql.Literal(model.model), where=sql.SQL(fsql.where), limit=sql.Literal(int(limit)))
