@@ -32,12 +32,17 @@ def cmd_run(args: argparse.Namespace) -> int:
     from jobpipe.orchestration.runner import format_summary, run_pipeline
     from jobpipe.sources import SourcesFileError
 
+    from jobpipe.filelock import HomeBusy
+
     echo = None if args.json else (lambda msg: print(msg, file=sys.stderr, flush=True))
     try:
         summary = run_pipeline(args.sources, day=args.date, echo=echo)
     except SourcesFileError as exc:
         _print_sources_problems(exc)
         return 2
+    except HomeBusy as exc:
+        print(f"jobpipe: {exc}", file=sys.stderr)
+        return 3
     if args.json:
         _print_json(summary.to_json())
     else:
@@ -210,6 +215,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
 
     ready_url()
     prepare_dagster_home()
+    _fail_dead_runs()
     demo = None
     if get_settings().sources_file.resolve() == DEMO_SOURCES_FILE.resolve():
         from jobpipe.demo import DemoServer
@@ -235,6 +241,17 @@ def cmd_ui(args: argparse.Namespace) -> int:
     finally:
         if demo is not None:
             demo.stop()
+
+
+def _fail_dead_runs() -> None:
+    """Runs a killed ``jobpipe run`` left STARTED show as failed in the UI, not running forever."""
+    from dagster import DagsterInstance
+
+    from jobpipe.orchestration.runs import mark_dead_runs_failed
+
+    with DagsterInstance.get() as instance:
+        for run_id in mark_dead_runs_failed(instance):
+            print(f"run {run_id} was left STARTED by a process that died: marked failed", file=sys.stderr)
 
 
 def _raise_keyboard_interrupt(signum: int, frame: Any) -> None:

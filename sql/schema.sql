@@ -434,6 +434,20 @@ CREATE SEQUENCE public.raw_postings_raw_id_seq
 ALTER SEQUENCE public.raw_postings_raw_id_seq OWNED BY public.raw_postings.raw_id;
 
 --
+-- Name: run_locks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.run_locks (
+    lock text NOT NULL,
+    stage text NOT NULL,
+    run_id text,
+    pid integer NOT NULL,
+    host text NOT NULL,
+    backend_pid integer NOT NULL,
+    acquired_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: service_logins; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -666,6 +680,13 @@ ALTER TABLE ONLY public.raw_postings
 
 ALTER TABLE ONLY public.raw_postings
     ADD CONSTRAINT raw_postings_source_external_id_payload_hash_key UNIQUE (source, external_id, payload_hash);
+
+--
+-- Name: run_locks run_locks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.run_locks
+    ADD CONSTRAINT run_locks_pkey PRIMARY KEY (lock);
 
 --
 -- Name: service_logins service_logins_pkey; Type: CONSTRAINT; Schema: public; Owner: -

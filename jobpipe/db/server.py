@@ -81,9 +81,14 @@ def _apply_settings(server: Any, settings: Settings) -> None:
 def start(settings: Settings | None = None) -> str:
     """Start (or reuse) the embedded server; return a libpq URI to its ``postgres`` database."""
     settings = settings or get_settings()
-    server = _server(settings)
-    _apply_settings(server, settings)
-    return str(server.get_uri())
+    from jobpipe.filelock import exclusive
+
+    # One start at a time per home: two processes initializing or restarting one data directory
+    # at once (the first start applies our settings with a restart) fail with pg_ctl errors.
+    with exclusive(settings.home / "run" / "server.lock", what="the embedded server's start"):
+        server = _server(settings)
+        _apply_settings(server, settings)
+        return str(server.get_uri())
 
 
 def stop(settings: Settings | None = None) -> bool:
@@ -91,8 +96,11 @@ def stop(settings: Settings | None = None) -> bool:
     settings = settings or get_settings()
     if not status(settings).running:
         return False
-    server = _server(settings)
-    server.stop()
+    from jobpipe.filelock import exclusive
+
+    with exclusive(settings.home / "run" / "server.lock", what="the embedded server's start"):
+        server = _server(settings)
+        server.stop()
     return True
 
 

@@ -17,13 +17,15 @@ from pathlib import Path
 
 from dagster import DagsterInstance
 
-from jobpipe.config import get_settings
+from jobpipe.config import Settings, get_settings
 from jobpipe.demo.server import demo_boards
+from jobpipe.filelock import exclusive
 from jobpipe.orchestration.definitions import build_definitions, index_job, ingest_job
 from jobpipe.orchestration.instance import get_instance
 from jobpipe.orchestration.outcomes import failure_text, read_outcome
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
 from jobpipe.orchestration.resources import build_resources
+from jobpipe.orchestration.runs import mark_dead_runs_failed, process_tags
 from jobpipe.pipeline.candidates import MatchOutcome
 from jobpipe.pipeline.ingest import CurateOutcome, FetchOutcome, NormalizeOutcome, utc_today
 from jobpipe.pipeline.summary import COUNT_KEYS, RunSummary, SourceSummary, format_summary, source_line
@@ -48,23 +50,36 @@ def run_pipeline(
     """Run every stage once for ``day`` (default: today) and return what happened.
 
     ``sources_file`` defaults to ``JOBPIPE_SOURCES`` or the bundled demo; with the demo, a local
-    HTTP server serves its boards for the duration of the run.
+    HTTP server serves its boards for the duration of the run. Raises
+    :class:`jobpipe.filelock.HomeBusy` at once when another run holds this home.
     """
+    settings = get_settings()
+    # One run per home at a time (HomeBusy names the other); the stages' own locks also keep
+    # runs from other homes, the UI or the daemon off the same sources.
+    with exclusive(settings.home / "run.lock", what="jobpipe run", wait=0):
+        return _run_pipeline(sources_file, settings=settings, day=day, instance=instance, echo=echo)
+
+
+def _run_pipeline(sources_file: Path | None, *, settings: Settings, day: date | None,
+                  instance: DagsterInstance | None, echo: Callable[[str], None] | None) -> RunSummary:
     started = time.monotonic()
     say = echo or (lambda _msg: None)
-    path = Path(sources_file) if sources_file else get_settings().sources_file
+    path = Path(sources_file) if sources_file else settings.sources_file
     day = day or utc_today()
     logging.getLogger("dagster").setLevel(logging.WARNING)
     with demo_boards(path, say):
         configs = [s for s in load_sources(path) if s.enabled]  # a broken file fails here, before any fetch
         instance = instance or get_instance()
+        for run_id in mark_dead_runs_failed(instance):
+            say(f"run {run_id} was left STARTED by a process that died: marked failed")
+        tags = process_tags()   # so the next run can tell these runs' process died, if it does
         instance.add_dynamic_partitions(SOURCES_PARTITION, [s.name for s in configs])
         defs = build_definitions(build_resources(sources_file=path))
         summary = RunSummary(day=day)
         for i, config in enumerate(configs, 1):
             result = defs.resolve_job_def(ingest_job.name).execute_in_process(
                 partition_key=partition_key(config.name, day), instance=instance, raise_on_error=False,
-                run_config=_QUIET, tags={"jobpipe/source": config.name},
+                run_config=_QUIET, tags={**tags, "jobpipe/source": config.name},
             )
             source = SourceSummary(
                 config.name,
@@ -78,7 +93,7 @@ def run_pipeline(
 
         say("embedding changed postings, maintaining the index, matching candidates ...")
         result = defs.resolve_job_def(index_job.name).execute_in_process(instance=instance, raise_on_error=False,
-                                                                     run_config=_QUIET)
+                                                                     run_config=_QUIET, tags=tags)
         summary.embedding = read_outcome(result, "job_embeddings", EmbedOutcome)
         summary.index = read_outcome(result, "vector_index", IndexOutcome)
         summary.serving = read_outcome(result, "serving_jobs", ServingOutcome)

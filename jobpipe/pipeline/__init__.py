@@ -11,7 +11,7 @@ Each stage takes an open connection and plain arguments and returns a typed resu
 :class:`~jobpipe.pipeline.summary.RunSummary`.
 """
 
-from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError, StageError
+from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError, StageBusyError, StageError
 from jobpipe.pipeline.ingest import (
     CurateOutcome,
     FetchOutcome,
@@ -40,6 +40,6 @@ from jobpipe.pipeline.vectors import (
 __all__ = [
     "RECALL_TARGET", "CurateOutcome", "EmbedOutcome", "FetchOutcome", "IndexOutcome", "NoSnapshotError",
     "NormalizeOutcome", "Record", "Report", "RunError", "RunSummary", "ServingOutcome", "SourceFailedError",
-    "SourceSummary", "StageError", "curate_day", "embed_jobs", "fetch_day", "format_summary", "ingest_day",
+    "SourceSummary", "StageBusyError", "StageError", "curate_day", "embed_jobs", "fetch_day", "format_summary", "ingest_day",
     "maintain_indexes", "normalize_day", "publish_serving", "record_day", "replay_day", "utc_today",
 ]

@@ -10,6 +10,7 @@ import psycopg
 from jobpipe.candidates import compute_matches, load_resumes, parse_resume, upsert_candidates
 from jobpipe.candidates.store import matched_candidates
 from jobpipe.embedding.base import Embedder
+from jobpipe.pipeline.locking import locked
 from jobpipe.pipeline.report import Report
 from jobpipe.store import sync_candidate_embeddings
 
@@ -38,9 +39,10 @@ class CandidateVectorsOutcome(Report):
     embedded: int = 0
 
 
-def embed_candidates(conn: psycopg.Connection, embedder: Embedder) -> CandidateVectorsOutcome:
+def embed_candidates(conn: psycopg.Connection, embedder: Embedder, *, run_id: str | None = None) -> CandidateVectorsOutcome:
     """Embed changed profiles with the jobs' model (vectors are only comparable within one model)."""
-    return CandidateVectorsOutcome(embedded=sync_candidate_embeddings(conn, embedder).embedded)
+    with locked(conn, "candidates", stage="embed candidates", run_id=run_id):
+        return CandidateVectorsOutcome(embedded=sync_candidate_embeddings(conn, embedder).embedded)
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,8 @@ class MatchOutcome(Report):
     candidates_matched: int = 0
 
 
-def match_candidates(conn: psycopg.Connection, embedder: Embedder) -> MatchOutcome:
+def match_candidates(conn: psycopg.Connection, embedder: Embedder, *, run_id: str | None = None) -> MatchOutcome:
     """Rank open jobs for every candidate, precomputed so "what fits this candidate?" is a lookup."""
-    written = compute_matches(conn, embedder)
+    with locked(conn, "candidates", stage="match candidates", run_id=run_id):
+        written = compute_matches(conn, embedder)
     return MatchOutcome(matches=written, candidates_matched=matched_candidates(conn))

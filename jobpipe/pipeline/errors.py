@@ -22,3 +22,7 @@ class NoSnapshotError(StageError):
 
 class SourceFailedError(StageError):
     """Fetching a source failed (HTTP error, bad payload); the failed run is recorded."""
+
+
+class StageBusyError(StageError):
+    """Another run holds this stage's lock (the message names it); this run changed nothing."""

@@ -17,6 +17,7 @@ import psycopg
 from jobpipe.models import RawPosting
 from jobpipe.normalize import load_normalized, normalize_batch, write_normalized
 from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError
+from jobpipe.pipeline.locking import locked, source_lock
 from jobpipe.pipeline.report import Report
 from jobpipe.sources import SourceConfig, SourceFetchError, extract, load_snapshot, record_fetch, run_source
 from jobpipe.sources.fetch import dedupe_postings
@@ -62,12 +63,14 @@ def fetch_day(conn: psycopg.Connection, config: SourceConfig, day: date, *,
     """Fetch ``config`` over HTTP (politely, conditionally) and store the run as ``day``'s snapshot.
 
     A failed fetch is recorded (``fetch_runs.error``) before :class:`SourceFailedError` is raised.
+    A source another run is working on raises :class:`StageBusyError` before anything is fetched.
     """
-    try:
-        summary = run_source(conn, config, day, dagster_run_id=run_id)
-    except SourceFetchError as exc:
-        raise SourceFailedError(f"source {config.name!r} failed: {exc}", source=config.name,
-                                error=str(exc)) from exc
+    with locked(conn, source_lock(config.name), stage="fetch", run_id=run_id):
+        try:
+            summary = run_source(conn, config, day, dagster_run_id=run_id)
+        except SourceFetchError as exc:
+            raise SourceFailedError(f"source {config.name!r} failed: {exc}", source=config.name,
+                                    error=str(exc)) from exc
     return FetchOutcome(fetch_id=summary.fetch_id, fetched=summary.fetched, complete=summary.complete,
                         new_payloads=summary.new_payloads, requests=summary.requests,
                         not_modified=summary.not_modified, quarantined=summary.quarantined,
@@ -159,7 +162,8 @@ def record_day(conn: psycopg.Connection, source: str, day: date, records: Iterab
     now = datetime.now(timezone.utc)
     result = FetchResult(source=source, kind=RECORDS_KIND, postings=postings, complete=complete,
                          quarantined=bad, started_at=now, finished_at=now)
-    summary = record_fetch(conn, SourceConfig(name=source, kind=RECORDS_KIND), day, result, run_id)
+    with locked(conn, source_lock(source), stage="record", run_id=run_id):
+        summary = record_fetch(conn, SourceConfig(name=source, kind=RECORDS_KIND), day, result, run_id)
     return FetchOutcome(fetch_id=summary.fetch_id, fetched=summary.fetched, complete=summary.complete,
                         new_payloads=summary.new_payloads, quarantined=summary.quarantined,
                         quarantine_sample=list(summary.quarantine_sample))
@@ -196,7 +200,8 @@ def normalize_day(conn: psycopg.Connection, source: str, day: date, *, threshold
     if snapshot is None:
         raise NoSnapshotError(f"no raw snapshot of source {source!r} for {day}", source=source, day=day.isoformat())
     result = normalize_batch(snapshot.items, extract, fetch_id=snapshot.fetch_id)
-    counts = write_normalized(conn, source, day, result, dagster_run_id=run_id)
+    with locked(conn, source_lock(source), stage="normalize", run_id=run_id):
+        counts = write_normalized(conn, source, day, result, dagster_run_id=run_id)
     failed: dict[str, int] = {}
     for rejection in result.rejected:
         for check in rejection.failed_checks:
@@ -225,16 +230,18 @@ class CurateOutcome(Report):
     considered: bool = True       # False: not the source's latest day (a replay closes nothing)
 
 
-def curate_day(conn: psycopg.Connection, source: str, day: date, *, max_share: float) -> CurateOutcome:
+def curate_day(conn: psycopg.Connection, source: str, day: date, *, max_share: float,
+               run_id: str | None = None) -> CurateOutcome:
     """Upsert the day's normalized postings, re-tokenize what changed, close what vanished.
 
     Keyword terms are computed before closing, so the vanished postings keep theirs for
     ``include_closed`` searches. Whether anything closes is ``jobpipe.store.close_vanished``'s
     decision (only the latest day's confirmed listing, behind the mass-close guard).
     """
-    counts = upsert_jobs(conn, load_normalized(conn, source, day))
-    terms = sync_job_terms(conn, source=source)
-    closing = close_vanished(conn, source, day, max_share=max_share)
+    with locked(conn, source_lock(source), stage="curate", run_id=run_id):
+        counts = upsert_jobs(conn, load_normalized(conn, source, day))
+        terms = sync_job_terms(conn, source=source)
+        closing = close_vanished(conn, source, day, max_share=max_share)
     return CurateOutcome(inserted=counts.inserted, updated=counts.updated, unchanged=counts.unchanged,
                          reopened=counts.reopened, terms_computed=terms.computed, terms_workers=terms.workers,
                          closed=closing.closed, would_close=closing.would_close, close_refused=closing.refused,

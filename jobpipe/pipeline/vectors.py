@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 
 from jobpipe.embedding.base import Embedder
+from jobpipe.pipeline.locking import locked
 from jobpipe.pipeline.report import Report
 from jobpipe.store import (
     active_model,
@@ -46,20 +47,23 @@ class EmbedOutcome(Report):
 
 
 def embed_jobs(conn: psycopg.Connection, embedder: Embedder, *,
-               progress: Callable[[int, int], None] | None = None) -> EmbedOutcome:
+               progress: Callable[[int, int], None] | None = None, run_id: str | None = None) -> EmbedOutcome:
     """Embed exactly the open jobs whose embedding text changed (or that lack a vector of the model).
 
     A job's old vector keeps serving until its new one is committed. Switching models embeds
     under the new model in the background; search moves over only once it covers every open job.
+    One embedding run at a time per database: a second one raises :class:`StageBusyError` (it
+    would embed the same postings again).
     """
-    started = database_now(conn)
-    before = pending_jobs(conn, embedder.model)
-    counts = sync_job_embeddings(conn, embedder, progress=progress)
-    after = pending_jobs(conn, embedder.model)
-    serving = active_model(conn)
-    by_source = embedded_by_source(conn, embedder.model, since=started) if counts.embedded else {}
-    if not conn.autocommit:
-        conn.commit()
+    with locked(conn, "embeddings", stage="embed", run_id=run_id):
+        started = database_now(conn)
+        before = pending_jobs(conn, embedder.model)
+        counts = sync_job_embeddings(conn, embedder, progress=progress)
+        after = pending_jobs(conn, embedder.model)
+        serving = active_model(conn)
+        by_source = embedded_by_source(conn, embedder.model, since=started) if counts.embedded else {}
+        if not conn.autocommit:
+            conn.commit()
     return EmbedOutcome(embedded=counts.embedded, pending_before=before, pending_after=after, model=embedder.model,
                         dims=embedder.dims, active_model=serving.model if serving else None,
                         activated=counts.activated, by_source=by_source)
@@ -85,20 +89,21 @@ class IndexOutcome(Report):
 
 
 def maintain_indexes(conn: psycopg.Connection, *, m: int, ef_construction: int,
-                     retired_after: timedelta) -> IndexOutcome:
+                     retired_after: timedelta, run_id: str | None = None) -> IndexOutcome:
     """Keep one HNSW (cosine) index per model in use, measure it against exact search, prune.
 
     Models retired longer ago than ``retired_after`` lose their vectors and index: kept that
     long, switching back costs no re-embedding; kept forever, they only cost disk.
     """
-    models = models_in_use(conn)
-    built = [ensure_vector_index(conn, info.model, info.dims, m=m, ef_construction=ef_construction)
-             for info in models]
-    recalls = {info.model: {"unfiltered": index_recall(conn, info.model),
-                            "filtered": index_recall(conn, info.model, filter_sql="selective")}
-               for info in models}
-    states = index_state(conn)
-    pruned = prune_retired_models(conn, older_than=retired_after)
+    with locked(conn, "indexes", stage="index", run_id=run_id):
+        models = models_in_use(conn)
+        built = [ensure_vector_index(conn, info.model, info.dims, m=m, ef_construction=ef_construction)
+                 for info in models]
+        recalls = {info.model: {"unfiltered": index_recall(conn, info.model),
+                                "filtered": index_recall(conn, info.model, filter_sql="selective")}
+                   for info in models}
+        states = index_state(conn)
+        pruned = prune_retired_models(conn, older_than=retired_after)
     worst = min((v for r in recalls.values() for v in r.values()), default=1.0)
     return IndexOutcome(indexes=[asdict(s) for s in states], built_now=sum(1 for s in built if s.built_now),
                         recall=recalls, pruned_models=", ".join(pruned.models), pruned_job_vectors=pruned.job_vectors,

@@ -186,6 +186,42 @@ def _default_workers() -> int:
     return max(1, min(os.cpu_count() or 1, 4))
 
 
+def _die_with(parent: int) -> None:
+    """Worker initializer: the worker ends when the process that started it dies.
+
+    Without it, workers of a killed run went on tokenizing the queued pages for minutes.
+    On Linux the kernel sends SIGKILL at the parent's death (PR_SET_PDEATHSIG); elsewhere a
+    thread watches the parent's pid. A parent that died before this ran is caught by the
+    ``getppid`` check.
+    """
+    import signal
+    import threading
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        if libc.prctl(1, signal.SIGKILL) != 0:   # 1 = PR_SET_PDEATHSIG
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    except (OSError, AttributeError):
+        def watch() -> None:
+            import time
+
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+
+        threading.Thread(target=watch, daemon=True, name="jobpipe-parent-watch").start()
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """Tokenizer processes that die with this one (spawned: no fork of a threaded parent)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_die_with, initargs=(os.getpid(),))
+
+
 def sync_job_terms(
     conn: psycopg.Connection,
     *,
@@ -217,8 +253,7 @@ def sync_job_terms(
     computed = 0
     try:
         if use:
-            context = multiprocessing.get_context("spawn")   # no fork of a threaded parent (Dagster, pools)
-            with ProcessPoolExecutor(max_workers=use, mp_context=context) as pool:
+            with worker_pool(use) as pool:
                 computed = _run(conn, keys, page_rows, pool, use, progress)
         else:
             computed = _run(conn, keys, page_rows, None, 0, progress)

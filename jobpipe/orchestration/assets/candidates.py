@@ -3,13 +3,15 @@
 Thin wiring: each asset calls one stage of ``jobpipe.pipeline.candidates``.
 """
 
-from dagster import MaterializeResult, asset
+from dagster import AssetExecutionContext, MaterializeResult, asset
 
 from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.assets.vectors import job_embeddings, vector_index
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS, nightly
+from jobpipe.orchestration.outcomes import stage_failure
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
 from jobpipe.pipeline.candidates import embed_candidates, match_candidates, profile_candidates
+from jobpipe.pipeline.errors import StageError
 
 GROUP = "candidates"
 
@@ -33,11 +35,15 @@ def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsRes
     automation_condition=AFTER_UPSTREAM_LANDS,
     owners=OWNERS,
 )
-def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
+def candidate_vectors(context: AssetExecutionContext, postgres: PostgresResource,
+                      embedder: EmbedderResource) -> MaterializeResult:
     """Embed changed candidate profiles with the same model as jobs (vectors are only comparable
     within one model)."""
     with postgres.connect() as conn:
-        outcome = embed_candidates(conn, embedder.get())
+        try:
+            outcome = embed_candidates(conn, embedder.get(), run_id=context.run_id)
+        except StageError as exc:
+            raise stage_failure(exc) from exc
     return MaterializeResult(metadata=outcome.as_metadata())
 
 
@@ -48,9 +54,13 @@ def candidate_vectors(postgres: PostgresResource, embedder: EmbedderResource) ->
     automation_condition=AFTER_UPSTREAM_LANDS,
     owners=OWNERS,
 )
-def candidate_matches(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
+def candidate_matches(context: AssetExecutionContext, postgres: PostgresResource,
+                      embedder: EmbedderResource) -> MaterializeResult:
     """Rank open jobs for every candidate (vector similarity + skill overlap), precomputed so an
     agent's "what fits this candidate?" is a lookup."""
     with postgres.connect() as conn:
-        outcome = match_candidates(conn, embedder.get())
+        try:
+            outcome = match_candidates(conn, embedder.get(), run_id=context.run_id)
+        except StageError as exc:
+            raise stage_failure(exc) from exc
     return MaterializeResult(metadata=outcome.as_metadata())

@@ -119,7 +119,10 @@ def curated_jobs(
     source, day = split_key(context.partition_key)
     max_share = settings.close_guard_share
     with postgres.connect() as conn:
-        outcome = curate_day(conn, source, day, max_share=max_share)
+        try:
+            outcome = curate_day(conn, source, day, max_share=max_share, run_id=context.run_id)
+        except StageError as exc:
+            raise stage_failure(exc) from exc
     if not outcome.listing_confirmed:
         context.log.warning(f"source {source!r}: {outcome.close_reason}")
     return MaterializeResult(

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from dagster import (
+    AssetExecutionContext,
     AssetCheckResult,
     AssetCheckSeverity,
     AssetCheckSpec,
@@ -20,7 +21,9 @@ from dagster import (
 from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.assets.ingest import curated_jobs
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS
+from jobpipe.orchestration.outcomes import stage_failure
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
+from jobpipe.pipeline.errors import StageError
 from jobpipe.pipeline.vectors import COVERAGE_CHECK, RECALL_CHECK, embed_jobs, maintain_indexes, publish_serving
 
 GROUP = "vectors"
@@ -48,7 +51,8 @@ def terminal_progress(label: str) -> Callable[[int, int], None] | None:
     retry_policy=RetryPolicy(max_retries=2, delay=10, backoff=Backoff.EXPONENTIAL),
     owners=OWNERS,
 )
-def job_embeddings(postgres: PostgresResource, embedder: EmbedderResource) -> MaterializeResult:
+def job_embeddings(context: AssetExecutionContext, postgres: PostgresResource,
+                   embedder: EmbedderResource) -> MaterializeResult:
     """Embed exactly the open jobs whose embedding text changed (or that lack a vector of the model).
 
     A job's old vector keeps serving until its new one is committed. Switching models embeds
@@ -56,7 +60,11 @@ def job_embeddings(postgres: PostgresResource, embedder: EmbedderResource) -> Ma
     """
     model = embedder.get()
     with postgres.connect() as conn:
-        outcome = embed_jobs(conn, model, progress=terminal_progress(f"embedding ({model.model})"))
+        try:
+            outcome = embed_jobs(conn, model, progress=terminal_progress(f"embedding ({model.model})"),
+                                 run_id=context.run_id)
+        except StageError as exc:
+            raise stage_failure(exc) from exc
     return MaterializeResult(metadata=outcome.as_metadata())
 
 
@@ -71,7 +79,8 @@ def job_embeddings(postgres: PostgresResource, embedder: EmbedderResource) -> Ma
                     "with and without a selective filter).")],
     owners=OWNERS,
 )
-def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource) -> MaterializeResult:
+def vector_index(context: AssetExecutionContext, postgres: PostgresResource,
+                 settings: PipelineSettingsResource) -> MaterializeResult:
     """Keep one HNSW (cosine) index per embedding model in use, built after bulk loads.
 
     The index is only trusted if it finds what exact search finds: the check measures recall@10
@@ -80,8 +89,12 @@ def vector_index(postgres: PostgresResource, settings: PipelineSettingsResource)
     that long, switching back costs no re-embedding; kept forever, they only cost disk.
     """
     with postgres.connect() as conn:
-        outcome = maintain_indexes(conn, m=settings.hnsw_m, ef_construction=settings.hnsw_ef_construction,
-                                   retired_after=timedelta(days=settings.retired_vector_days))
+        try:
+            outcome = maintain_indexes(conn, m=settings.hnsw_m, ef_construction=settings.hnsw_ef_construction,
+                                       retired_after=timedelta(days=settings.retired_vector_days),
+                                       run_id=context.run_id)
+        except StageError as exc:
+            raise stage_failure(exc) from exc
     return MaterializeResult(
         metadata=outcome.as_metadata(),
         check_results=[
