@@ -198,3 +198,90 @@ def test_two_processes_starting_one_fresh_embedded_server_both_succeed(tmp_path)
                        capture_output=True, timeout=120)
     with pytest.raises(psycopg.OperationalError):
         psycopg.connect(outs[0][0].split(": ", 1)[1].strip(), connect_timeout=3)
+
+
+class _GatedBoard:
+    """A Greenhouse board whose listing is answered only once ``gate`` is set (a slow night)."""
+
+    def __init__(self) -> None:
+        import json
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.gate = threading.Event()
+        self.asked = threading.Event()
+        board = (ROOT / "jobpipe_tests" / "sources" / "fixtures" / "greenhouse_jobs.json").read_bytes()
+        robots = b"User-agent: *\nAllow: /\n"
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                body, kind = (robots, "text/plain") if self.path == "/robots.txt" else (board, "application/json")
+                if self.path.startswith("/v1/boards/"):
+                    outer.asked.set()
+                    outer.gate.wait(120)
+                self.send_response(200)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.jobs = len(json.loads(board)["jobs"])
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def stop(self) -> None:
+        self.gate.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _jobpipe_run(env: dict[str, str], sources: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "jobpipe.cli", "run", "--sources", str(sources)], cwd=str(ROOT),
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.slow
+def test_two_real_runs_of_one_source_at_once(database, tmp_path):
+    """Two `jobpipe run` processes on one database (two homes: a CLI run and, say, a backfill):
+    the second stops at once on the busy source with one line naming the first run, no traceback;
+    the first finishes; every posting is stored and embedded once. A third `jobpipe run` on the
+    first's home exits at once naming the first's pid."""
+    board = _GatedBoard()
+    sources = tmp_path / "sources.yaml"
+    name = f"gated-{os.getpid()}"
+    sources.write_text(f"sources:\n  - {{name: {name}, kind: greenhouse, board: gated, base_url: \"{board.url}\", "
+                       "rate_limit: 100}\n", encoding="utf-8")
+    env = {**os.environ, "JOBPIPE_DATABASE_URL": database, "JOBPIPE_HOME": str(tmp_path / "home-a")}
+    env.pop("DAGSTER_HOME", None)
+    first = _jobpipe_run(env, sources)
+    try:
+        assert board.asked.wait(180), "the first run never asked for the listing"
+        second = subprocess.run([sys.executable, "-m", "jobpipe.cli", "run", "--sources", str(sources)],
+                                cwd=str(ROOT), env={**env, "JOBPIPE_HOME": str(tmp_path / "home-b")},
+                                capture_output=True, text=True, timeout=300)
+        third = subprocess.run([sys.executable, "-m", "jobpipe.cli", "run", "--sources", str(sources)],
+                               cwd=str(ROOT), env=env, capture_output=True, text=True, timeout=120)
+        board.gate.set()
+        out, err = first.communicate(timeout=300)
+    finally:
+        board.stop()
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 0, err[-3000:]
+    assert second.returncode == 1 and "Traceback" not in second.stderr + second.stdout, second.stderr[-3000:]
+    busy = [line for line in second.stdout.splitlines() if f"source {name} is busy" in line]
+    assert len(busy) == 1, second.stdout
+    assert f"pid {first.pid} on {socket.gethostname()}" in busy[0] and "of run " in busy[0]
+    assert third.returncode == 3 and third.stdout == "" and third.stderr.count("\n") == 1
+    assert f"pid {first.pid}" in third.stderr and "jobpipe run is already running" in third.stderr
+    with connect(database) as conn:
+        jobs = conn.execute("SELECT count(*) FROM jobs WHERE source = %s", (name,)).fetchone()[0]
+        vectors = conn.execute("SELECT count(*), count(DISTINCT e.job_id) FROM job_embeddings e "
+                               "JOIN jobs j USING (job_id) WHERE j.source = %s", (name,)).fetchone()
+        fetches = conn.execute("SELECT count(*) FROM fetch_runs WHERE source = %s", (name,)).fetchone()[0]
+    assert jobs == board.jobs and vectors == (jobs, jobs) and fetches == 1
