@@ -73,8 +73,9 @@ def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path)
     with out.open("w", encoding="utf-8") as fh:
         for q in queries:
             start = time.perf_counter()
-            response = search(conn, q["query"], filters_of(q), top_k=50, embedder=embedder, mode=mode,
-                              collapse_duplicates=collapse)
+            leg_mode, _, option = mode.partition("+")
+            response = search(conn, q["query"], filters_of(q), top_k=50, embedder=embedder, mode=leg_mode,
+                              collapse_duplicates=collapse, auto_filters=option == "auto")
             latencies.append((time.perf_counter() - start) * 1000)
             ranked: list[str] = []
             for r in response.results:
@@ -95,7 +96,8 @@ def main() -> int:
     parser.add_argument("--reuse", action="store_true", help="keep an already loaded benchmark database")
     parser.add_argument("--queries", type=Path, default=EVAL / "dev_queries.jsonl")
     parser.add_argument("--no-collapse", action="store_true")
-    parser.add_argument("--modes", default="vector,keyword,hybrid")
+    parser.add_argument("--modes", default="vector,keyword,hybrid,hybrid+auto",
+                        help="legs to compare; '+auto' applies what each query states as filters (auto_filters)")
     args = parser.parse_args()
     if not (EVAL / "postings.jsonl").exists():
         print(f"needs {EVAL}/postings.jsonl (../shared/data is absent)")
@@ -107,7 +109,7 @@ def main() -> int:
     with connect(url, autocommit=True) as conn:
         search(conn, "warm up", embedder=embedder)
         for mode in args.modes.split(","):
-            out = OUT_DIR / f"results_{mode}.jsonl"
+            out = OUT_DIR / f"results_{mode.replace('+', '_')}.jsonl"
             latencies = run_mode(conn, queries, ids, embedder, mode, not args.no_collapse, out)
             summaries[mode] = score(args.queries, out)
             latencies.sort()
@@ -123,7 +125,7 @@ def main() -> int:
             print(f"{group:<16}{mode:<9}{cells}")
     if "hybrid" in summaries:
         hybrid = summaries["hybrid"]["all"]
-        worse = [f"{m} vs {mode}" for mode in summaries if mode != "hybrid" for m in METRICS
+        worse = [f"{m} vs {mode}" for mode in summaries if mode in ("vector", "keyword") for m in METRICS
                  if hybrid.get(m) is not None and summaries[mode]["all"].get(m) is not None
                  and hybrid[m] + 1e-9 < summaries[mode]["all"][m]]
         cross = summaries["hybrid"].get("known_item/cross") or {}

@@ -55,17 +55,24 @@ def cmd_run(args: argparse.Namespace) -> int:
 _FLAG_NAMES = {"skills": "--skill"}
 
 
-def add_filter_flags(parser: argparse.ArgumentParser) -> None:
-    """One flag per field of ``SearchFilters`` (the one filter spec): its type, choices and help."""
+def add_filter_flags(parser: argparse.ArgumentParser, model: Any = None, defaults: dict[str, Any] | None = None) -> None:
+    """One flag per field of ``model`` (default ``SearchFilters``, the one filter spec): its type,
+    choices and help. ``defaults`` overrides a field's default for this command line."""
     import typing
 
     from jobpipe.search.types import SearchFilters
 
-    for name, info in SearchFilters.model_fields.items():
+    model = model or SearchFilters
+    defaults = defaults or {}
+    for name, info in model.model_fields.items():
         flag = _FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
         kind = typing.get_args(info.annotation) or (info.annotation,)
         options: dict[str, Any] = {"dest": name, "help": info.description}
-        if info.annotation is bool:
+        if name in defaults:
+            options["default"] = defaults[name]
+        if info.annotation is bool and name in defaults:      # a default that can be turned off
+            options["action"] = argparse.BooleanOptionalAction
+        elif info.annotation is bool:
             options["action"] = "store_true"
         elif bool in kind:                                   # bool | None: --remote / --no-remote
             options["action"] = argparse.BooleanOptionalAction
@@ -104,7 +111,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     url = ready_url()
     with connect(url) as conn:
         response = search(conn, args.query, filters, top_k=args.top_k, embedder=get_embedder(),
-                          mode=args.mode, debug=args.debug)
+                          mode=args.mode, debug=args.debug, auto_filters=args.auto_filters)
     rows = []
     for r in response.results:
         rows.append({
@@ -117,6 +124,10 @@ def cmd_search(args: argparse.Namespace) -> int:
         _print_json(rows)
         return 0
     print(f'search "{args.query}": {len(rows)} results' + (f" (model {response.model})" if response.model else ""))
+    applied = {name: getattr(response.filters, name) for name in response.auto_filters}
+    if applied:
+        print("filters from the query: " + ", ".join(f"{k}={v}" for k, v in applied.items())
+              + " (--no-auto-filters to search without them)")
     for i, row in enumerate(rows, 1):
         city = ", ".join(row["cities"]) or "-"
         print(f"{i:>2}. {row['title']} | {row['company'] or '-'} | {city} | {_salary_text(row['salary'])}"
@@ -326,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", help="hybrid search over open jobs")
     p.add_argument("query")
     add_filter_flags(p)
+    from jobpipe.search.types import SearchOptions
+
+    add_filter_flags(p, SearchOptions, defaults={"auto_filters": True})   # a person types constraints
     p.add_argument("--top-k", type=int, default=10)
     p.add_argument("--mode", choices=["hybrid", "vector", "keyword"], default="hybrid")
     p.add_argument("--debug", action="store_true", help="print per-stage timings")

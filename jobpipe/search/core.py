@@ -20,6 +20,7 @@ from jobpipe.search.fusion import RRF_K, reciprocal_rank_fusion
 from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
+from jobpipe.search.understand import merge_filters, strip_spans, understand
 from jobpipe.search.vector import VectorPlan, active_model, choose_plan, embed_query, vector_candidates
 from jobpipe.store.jobs import load_jobs
 
@@ -59,6 +60,7 @@ def search(
     debug: bool = False,
     rrf_k: float = RRF_K,
     keyword_conn: psycopg.Connection | None = None,
+    auto_filters: bool = False,
 ) -> SearchResponse:
     """Rank open postings for ``query`` under ``filters``.
 
@@ -68,6 +70,9 @@ def search(
     ``keyword_conn``: a second connection; when given, a hybrid search runs its keyword leg on
     it while the vector leg runs on ``conn``, so the answer takes the slower leg's time, not
     the sum (the service passes one when its pool has a spare).
+    ``auto_filters``: apply what the query states (``response.understood``: city, job type,
+    remote, minimum pay, freshness) as filters where ``filters`` does not set that field; the
+    words that stated them are then not searched for (every candidate satisfies them).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -77,9 +82,16 @@ def search(
     timings: dict[str, float] = {}
     notes: list[str] = []
     info: dict[str, Any] = {}
+    text = " ".join((query or "").split())
+    understood = _timed(timings, "understand", lambda: understand(text))
+    taken: set[str] = set()
+    if auto_filters:
+        filters, taken = merge_filters(filters, understood)
+        if taken:
+            text = strip_spans(text, understood.spans(taken))
+            info["search_text"] = text
     fsql = build_filter_sql(filters)
     depth = _depth(top_k)
-    text = " ".join((query or "").split())
     lists: dict[str, list[int]] = {}
     leg_scores: dict[str, dict[int, float]] = {}
     model_name: str | None = None
@@ -112,6 +124,9 @@ def search(
         mode=effective,
         notes=notes,
         debug=(info | {"filters": fsql.resolved}) if debug else {},
+        understood=understood,
+        filters=filters,
+        auto_filters=tuple(sorted(taken)),
     )
 
 

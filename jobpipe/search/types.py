@@ -136,7 +136,24 @@ class SearchFilters(BaseModel):
         """Only the filter fields (a request model that extends this one carries more)."""
         if type(self) is SearchFilters:
             return self
-        return SearchFilters.model_construct(**{name: getattr(self, name) for name in SearchFilters.model_fields})
+        return SearchFilters.model_construct(
+            _fields_set=self.model_fields_set & set(SearchFilters.model_fields),   # what the caller gave
+            **{name: getattr(self, name) for name in SearchFilters.model_fields})
+
+
+class SearchOptions(BaseModel):
+    """How a search reads its query (beside the filters): one definition for HTTP, MCP and the CLI.
+
+    The HTTP API and the MCP tool default ``auto_filters`` to false (a program passes the
+    filters it means); the CLI and the search page default it to true (a person types a question).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    auto_filters: bool = Field(
+        False, description="Apply the constraints the query states (city, job type, remote, minimum pay, "
+                           "freshness) as filters; a filter given explicitly always wins. What was read is "
+                           "returned as `understood` either way.")
 
 
 @functools.lru_cache(maxsize=1)
@@ -178,3 +195,6 @@ class SearchResponse:
     mode: str = "hybrid"                   # the legs actually used: hybrid | vector | keyword | browse
     notes: list[str] = field(default_factory=list)               # why a leg was skipped, plans chosen, ...
     debug: dict[str, Any] = field(default_factory=dict)          # query analysis and plans, when debug=True
+    understood: Any = None             # jobpipe.search.understand.Understood: what the query states
+    filters: SearchFilters | None = None   # the filters applied (explicit ones plus, with auto_filters, the query's)
+    auto_filters: tuple[str, ...] = ()     # the filter fields taken from the query

@@ -132,9 +132,12 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
               dependencies=protected, tags=["jobs"], summary="Search job postings",
               description="Hybrid search: semantic (vector) and keyword results fused by reciprocal rank. "
                           "Filters apply inside the database, so a selective filter never empties the list. "
-                          "Each result carries its rank in each list and the fused score.")
+                          "Each result carries its rank in each list and the fused score. The response says "
+                          "what the query states (`understood`: city, job type, remote, pay, freshness, skills, "
+                          "seniority, each with its span); `auto_filters: true` applies those as filters.")
     def search_jobs(body: SearchRequest) -> dict[str, Any]:
-        return ctx.search(body.query, body.filters(), top_k=body.top_k, debug=body.debug)
+        return ctx.search(body.query, body.filters(), top_k=body.top_k, debug=body.debug,
+                          auto_filters=body.auto_filters)
 
     @app.get("/jobs/{job_id}", response_model=JobDetail, dependencies=protected, tags=["jobs"],
              summary="One posting in full", responses={404: {"model": ErrorBody, "description": "Unknown job_id"}},

@@ -145,13 +145,15 @@ class ServiceContext:
                 self._pool = None
 
     # ------------------------------------------------------------------ operations
-    def search(self, query: str, filters: SearchFilters, *, top_k: int = 10, debug: bool = False) -> dict[str, Any]:
+    def search(self, query: str, filters: SearchFilters, *, top_k: int = 10, debug: bool = False,
+               auto_filters: bool = False) -> dict[str, Any]:
         from jobpipe.search import search
 
         started = time.perf_counter()
         embedder = self.embedder
         with self.connection() as conn, self.spare_connection() as spare:
-            response = search(conn, query, filters, top_k=top_k, embedder=embedder, debug=debug, keyword_conn=spare)
+            response = search(conn, query, filters, top_k=top_k, embedder=embedder, debug=debug, keyword_conn=spare,
+                              auto_filters=auto_filters)
         results = []
         for r in response.results:
             item = _summary({
@@ -164,7 +166,10 @@ class ServiceContext:
             results.append(item)
         body: dict[str, Any] = {"results": results, "model": response.model,
                                 "mode": getattr(response, "mode", None),
-                                "notes": clean_value(list(getattr(response, "notes", None) or []))}
+                                "notes": clean_value(list(getattr(response, "notes", None) or [])),
+                                "understood": clean_value(response.understood.model_dump()),
+                                "applied_filters": response.filters.model_dump(mode="json"),
+                                "auto_filters": list(response.auto_filters)}
         if debug:
             timings = {k: float(v) for k, v in (response.timings_ms or {}).items()}
             timings["service_total"] = (time.perf_counter() - started) * 1000

@@ -89,19 +89,46 @@ def job_fields(job: dict[str, Any], extra: Sequence[str] = ()) -> str:
     return " | ".join(parts)
 
 
+def format_understood(body: dict[str, Any]) -> str:
+    """One line: what the query states and which of it became filters (empty when nothing)."""
+    understood = body.get("understood") or {}
+    taken = set(body.get("auto_filters") or [])
+    parts = []
+    for name in ("city", "job_type", "remote", "salary_min", "posted_within_days", "seniority"):
+        item = understood.get(name)
+        if not item:
+            continue
+        value = item["value"]
+        if name == "salary_min":
+            currency = (understood.get("currency") or {}).get("value") or ""
+            period = (understood.get("period") or {}).get("value") or ""
+            value = f"{value:,.0f} {currency}/{period}".replace(" /", "/")
+        parts.append(f"{name}={value} ({_field(item['text'])!r}){' [applied]' if name in taken else ''}")
+    skills = [s["value"] for s in understood.get("skills") or []]
+    if skills:
+        parts.append("skills=" + _field(", ".join(skills)))
+    if not parts:
+        return ""
+    filterable = any(understood.get(n) for n in ("city", "job_type", "remote", "salary_min", "posted_within_days"))
+    hint = " (pass auto_filters=true, or these as filters, to apply them)" if filterable and not taken else ""
+    return "The query states: " + "; ".join(parts) + hint + "."
+
+
 def format_search(body: dict[str, Any], query: str) -> str:
     results = body["results"]
     shown = encode_field(_text(query))
+    understood = format_understood(body)
     if not results:
-        return f"No jobs found for '{shown}' with these filters. Try fewer filters or other words."
+        return "\n".join(filter(None, [
+            f"No jobs found for '{shown}' with these filters. Try fewer filters or other words.", understood]))
     payloads = [job_fields(r) for r in results]
     fence = Fence.new(payloads)
     lines = [f"{i}. job_id={int(r['job_id'])} {fence.wrap(p)}" for i, (r, p) in enumerate(zip(results, payloads), 1)]
-    return "\n".join([
+    return "\n".join(filter(None, [
         f"{len(results)} jobs for '{shown}', best first: rank, job_id, then the posting's data block "
         "(title | company | cities | salary | link). Use get_job(job_id) for details.",
-        fence.note, *lines,
-    ])
+        understood, fence.note, *lines,
+    ]))
 
 
 def format_job(job: dict[str, Any], max_chars: int = limits.MCP_DESCRIPTION_CHARS) -> str:
@@ -219,7 +246,8 @@ def build_mcp_server(ctx: ServiceContext) -> Any:
     from jobpipe.candidates.matching import MatchError
 
     def search_jobs(args: SearchArguments) -> str:
-        return format_search(ctx.search(args.query, args.filters(), top_k=args.top_k), args.query)
+        return format_search(ctx.search(args.query, args.filters(), top_k=args.top_k, auto_filters=args.auto_filters),
+                             args.query)
 
     def get_job(args: JobArguments) -> str:
         job = ctx.job(args.job_id)

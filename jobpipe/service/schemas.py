@@ -15,13 +15,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
 from jobpipe import models
-from jobpipe.search.types import SearchFilters
+from jobpipe.search.types import SearchFilters, SearchOptions
+from jobpipe.search.understand import Understood
 from jobpipe.service import limits
 from jobpipe.store.jobs import JOB_COLUMNS, JOB_FIELDS
 from jobpipe.text.sanitize import clean_text, require_visible
 
-class SearchArguments(SearchFilters):
-    """What the ``search_jobs`` MCP tool takes: the query, the filters, how many results."""
+class SearchArguments(SearchOptions, SearchFilters):
+    """What the ``search_jobs`` MCP tool takes: the query, the filters, the options, how many results."""
 
     query: str = Field(
         ..., min_length=1, max_length=limits.MAX_QUERY_CHARS,
@@ -110,6 +111,13 @@ class SearchResponseBody(BaseModel):
     model: str | None = Field(None, description="Embedding model used for the vector part (null: keyword only).")
     mode: str | None = Field(None, description="What answered: hybrid, vector, keyword or browse.")
     notes: list[str] = Field(default_factory=list, description="Why a part of search was skipped, if any.")
+    understood: Understood = Field(
+        default_factory=Understood, description="The constraints the query states, each with the span of the "
+                                                "query it came from (applied only with auto_filters).")
+    applied_filters: SearchFilters = Field(
+        default_factory=SearchFilters, description="The filters the search ran with: the explicit ones plus, "
+                                                   "with auto_filters, those taken from the query.")
+    auto_filters: list[str] = Field(default_factory=list, description="The filter fields taken from the query.")
     timings_ms: dict[str, float] | None = Field(None, description="Per-stage time in ms (only with debug=true).")
     debug: dict[str, Any] | None = Field(None, description="Search internals (only with debug=true).")
 

@@ -58,6 +58,19 @@ def test_search_structured_filters(client: TestClient, seeded):
     assert {r["job_id"] for r in rich["results"]} == {seeded["go-sf"], seeded["ml-ny"]}
 
 
+def test_search_says_what_the_query_states_and_applies_it_only_when_asked(client: TestClient, seeded):
+    body = client.post("/search", json={"query": "北京的 python 后端"}).json()
+    assert body["understood"]["city"] == {"value": "Beijing", "text": "北京", "start": 0, "end": 2}
+    assert body["auto_filters"] == [] and body["applied_filters"]["city"] is None
+    assert {r["job_id"] for r in body["results"]} - {seeded["py-bj"], seeded["evil"]}   # not filtered by default
+    auto = client.post("/search", json={"query": "北京的 python 后端", "auto_filters": True}).json()
+    assert auto["auto_filters"] == ["city"] and auto["applied_filters"]["city"] == "Beijing"
+    assert auto["results"] and all("Beijing" in r["cities"] for r in auto["results"])
+    # an explicit filter wins over what the query says
+    shanghai = client.post("/search", json={"query": "北京的 算法", "auto_filters": True, "city": "上海"}).json()
+    assert shanghai["auto_filters"] == [] and all("Shanghai" in r["cities"] for r in shanghai["results"])
+
+
 def test_search_debug_adds_stage_timings(client: TestClient):
     body = client.post("/search", json={"query": "backend go", "debug": True}).json()
     assert body["timings_ms"] and all(v >= 0 for v in body["timings_ms"].values())

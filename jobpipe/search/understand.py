@@ -1,0 +1,523 @@
+"""What a free-text question states as constraints: city, job type, remote, pay, freshness, skills, seniority.
+
+"深圳的 AI Agent 实习，薪资多少" asks for internships in Shenzhen; "remote Go jobs paying over
+$150k" for fully remote jobs whose pay reaches 150k USD a year. :func:`understand` finds those
+statements and the span of the query each came from, so a caller (or ``search(auto_filters=True)``)
+can turn them into filters and a person can see what was read.
+
+The vocabulary is the normalizer's, never a second copy: a city is what
+``jobpipe.normalize.resolve_locations`` reads in the query (plus lower-case spellings of the
+curated cities, which a query writes and a posting's location field rarely does), the job type
+is ``parse_job_type`` of the query read as a title, remote is the location parser's mode, pay is
+``parse_salary`` of the span that states it, seniority is ``parse_seniority``, skills are
+``extract_skills`` / ``canonical_skill``. This module only finds *where* each statement is and
+what it means as a request ("30k以上" is a minimum, "8000U以内" a maximum, which no filter takes).
+
+Spans never overlap: a longer statement wins ("smart contract" is a skill, so its "contract" is
+not a job type; "3年以上" is experience, so it is not pay).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jobpipe.normalize import (
+    annualize,
+    city_aliases,
+    extract_skills,
+    parse_experience,
+    parse_job_type,
+    parse_salary,
+    parse_seniority,
+    resolve_locations,
+)
+from jobpipe.normalize.job_type import JOB_TYPES
+from jobpipe.search.resolve import canonical_skill as cached_skill
+from jobpipe.search.resolve import resolve_city as cached_city
+from jobpipe.search.types import SearchFilters, known_currencies
+
+V = TypeVar("V")
+
+_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+#: Query pieces: Latin words (keeping c++, c#, node.js, 30k) and CJK runs (segmented by jieba).
+_LATIN_WORD = re.compile(r"[A-Za-z0-9$][A-Za-z0-9+#.'\-]*[A-Za-z0-9+#]|[A-Za-z0-9]")
+
+
+class Found(BaseModel, Generic[V]):
+    """One statement of the query: what it means and where it is (``query[start:end] == text``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    value: V
+    text: str = Field(..., description="The words of the query this came from.")
+    start: int = Field(..., ge=0, description="Offset of the first character in the query.")
+    end: int = Field(..., ge=0, description="Offset after the last character.")
+
+
+class Understood(BaseModel):
+    """The constraints a query states, each with the span it came from (null: not stated)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    city: Found[str] | None = Field(None, description="Canonical English city name.")
+    job_type: Found[str] | None = Field(None, description=f"One of {', '.join(JOB_TYPES)}.")
+    remote: Found[bool] | None = Field(
+        None, description="true: the query asks for fully remote jobs; false: it rules remote out.")
+    salary_min: Found[float] | None = Field(
+        None, description="The lowest pay asked for, as stated (per `period`, in `currency`).")
+    currency: Found[str] | None = None
+    period: Found[str] | None = Field(None, description="hour | day | month | year, as stated or implied.")
+    skills: list[Found[str]] = Field(default_factory=list, description="Canonical skill names.")
+    seniority: Found[str] | None = None
+    posted_within_days: Found[int] | None = None
+    notes: list[str] = Field(default_factory=list, description="Statements read but not usable as filters.")
+
+    def filters(self) -> dict[str, Any]:
+        """The hard constraints as ``SearchFilters`` fields (skills and seniority stay in the ranking)."""
+        out: dict[str, Any] = {}
+        if self.city is not None:
+            out["city"] = self.city.value
+        if self.job_type is not None:
+            out["job_type"] = self.job_type.value
+        if self.remote is not None:
+            out["remote"] = self.remote.value
+        if self.salary_min is not None and self.period is not None:
+            salary = _Salary(self.salary_min.value, self.period.value)
+            annual, _ = annualize(salary)   # type: ignore[arg-type]
+            currency = self.currency.value if self.currency is not None else None
+            if annual is not None and (currency is None or currency in known_currencies()):
+                out["salary_min"] = float(annual)
+                if currency is not None:
+                    out["currency"] = currency
+        if self.posted_within_days is not None:
+            out["posted_within_days"] = self.posted_within_days.value
+        return out
+
+    def spans(self, fields: set[str] | None = None) -> list[tuple[int, int]]:
+        """Spans of the statements (of ``fields`` only, when given), in query order."""
+        found: list[tuple[int, int]] = []
+        for name in ("city", "job_type", "remote", "salary_min", "posted_within_days", "seniority"):
+            item = getattr(self, name)
+            if item is not None and (fields is None or name in fields):
+                found.append((item.start, item.end))
+        if fields is None or "skills" in fields:
+            found.extend((s.start, s.end) for s in self.skills)
+        return sorted(set(found))
+
+
+@dataclass
+class _Salary:
+    """What ``annualize`` reads (min, max, period, months_per_year)."""
+
+    min: float
+    period: str
+    max: float | None = None
+    months_per_year: int | None = None
+
+
+def merge_filters(explicit: SearchFilters, understood: Understood) -> tuple[SearchFilters, set[str]]:
+    """``explicit`` plus what the query states; a filter the caller set always wins.
+
+    Returns the filters and the names of the fields taken from the query. A stated value no
+    filter accepts (pay beyond the filters' bound) is left out rather than failing the search.
+    """
+    given = explicit.model_fields_set
+    stated = understood.filters()
+    taken: dict[str, Any] = {}
+    for name, value in stated.items():
+        if name == "currency" or name in given or (name == "salary_min" and "currency" in given):
+            continue
+        extra = {"currency": stated["currency"]} if name == "salary_min" and "currency" in stated else {}
+        try:
+            SearchFilters.model_validate({name: value, **extra})
+        except ValueError:
+            continue
+        taken[name] = value
+        taken.update(extra)
+    if not taken:
+        return explicit, set()
+    data = {name: getattr(explicit, name) for name in given if name in SearchFilters.model_fields}
+    data.update(taken)
+    return SearchFilters.model_validate(data), set(taken) - {"currency"}
+
+
+def strip_spans(query: str, spans: list[tuple[int, int]]) -> str:
+    """``query`` with the given spans blanked out (what is left is searched as words)."""
+    if not spans:
+        return query
+    chars = list(query)
+    for start, end in spans:
+        for i in range(start, min(end, len(chars))):
+            chars[i] = " "
+    return " ".join("".join(chars).split())
+
+
+# ---------------------------------------------------------------------------- spans
+@dataclass(frozen=True)
+class _Cand:
+    start: int
+    end: int
+    kind: str
+    value: Any
+    rank: int          # lower wins between spans of equal length
+
+
+_NUM = r"(?:\d+(?:[.,]\d+)*|[一二两三四五六七八九十百千]+)"
+_MONEY_UNIT = r"(?:[kK千万萬wW]|million|mn)"
+_CURRENCY_WORD = (r"(?:USDT|USD|U|RMB|CNY|HKD|SGD|EUR|GBP|JPY|AUD|CAD|元|块|美元|美金|刀|港币|港元|新币|欧元|英镑|日元|"
+                  r"dollars?|bucks|euros?|pounds?)")
+_CURRENCY_PREFIX = r"(?:US\$|HK\$|S\$|A\$|C\$|\$|£|€|¥|￥|RMB\s*|CNY\s*|USD\s*|HKD\s*|SGD\s*|EUR\s*|GBP\s*)"
+_AMOUNT = rf"{_CURRENCY_PREFIX}?\s*{_NUM}\s*{_MONEY_UNIT}?\s*{_CURRENCY_WORD}?"
+_PAY_WORD = (r"(?:月薪|年薪|日薪|时薪|底薪|薪资|薪水|薪酬|工资|待遇|年包|总包|salary|pay(?:s|ing)?|compensation|comp|"
+             r"earn(?:s|ing)?|wage|base)")
+_PERIOD_WORD = (r"(?:/\s*(?:月|年|天|日|小时|时|h|hr|hour|day|month|mo|year|yr|y|m)|每月|每年|一个月|一年|"
+                r"(?:a|per|an|/)\s*(?:year|month|day|hour|annum)|annually|yearly|monthly)")
+_AT_LEAST_BEFORE = r"(?:at least|minimum|min\.?|over|above|more than|from|starting at|不低于|至少|最低|超过|高于|>=|≥|>)"
+_AT_LEAST_AFTER = r"(?:以上|及以上|或以上|起|起步|\+|or more|and up|plus)"
+_AT_MOST = r"(?:以内|以下|之内|内|under|below|up to|less than|at most|max(?:imum)?|最多|不超过|低于|<=|≤|<)"
+
+_SALARY_RE = re.compile(
+    rf"(?:(?P<lead>{_PAY_WORD})\s*(?:of|is|:|：|在|为)?\s*)?(?P<pre>{_AT_LEAST_BEFORE}|{_AT_MOST})?\s*"
+    rf"(?P<a>{_AMOUNT})(?:\s*(?:-|~|～|到|至|to)\s*(?P<b>{_AMOUNT}))?"
+    rf"\s*(?P<period>{_PERIOD_WORD})?\s*(?P<post>{_AT_LEAST_AFTER}|{_AT_MOST})?",
+    re.I,
+)
+_EXPERIENCE_RE = re.compile(
+    rf"{_NUM}\s*(?:-|~|到|至)?\s*{_NUM}?\s*\+?\s*(?:年|years?|yrs?)(?:以上|及以上|或以上|以下)?\s*(?:工作|相关|开发)?(?:经验|經驗|"
+    rf"of experience|experience|exp)?|(?:经验|experience)\s*{_NUM}\s*(?:年|years?)(?:以上)?",
+    re.I,
+)
+_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_UNIT_DAYS = {"day": 1, "days": 1, "天": 1, "日": 1, "week": 7, "weeks": 7, "周": 7, "星期": 7, "礼拜": 7,
+              "month": 30, "months": 30, "月": 30, "个月": 30, "year": 365, "years": 365, "年": 365}
+_FRESH_RE = re.compile(
+    r"(?:posted|published|listed|added|new)?\s*(?:in|within)?\s*(?:the\s+)?(?:last|past)\s+(?P<n1>\d+|a|one|two|three|few)?\s*"
+    r"(?P<u1>days?|weeks?|months?)"
+    r"|(?:posted|published|listed|added|new)\s+(?:this|today)\s*(?P<u2>week|month)?"
+    r"|(?:posted|published|listed|added)?\s*this\s+(?P<u3>week|month)"
+    r"|(?:posted|published|listed|added|new)\s+today|\btoday'?s?\b"
+    r"|within\s+(?P<n4>\d+)\s+(?P<u4>days?|weeks?|months?)"
+    r"|(?:最近|近|过去|這|这)\s*(?P<n5>\d+|[一二两三四五六七八九十]+)?\s*(?P<u5>天|日|周|星期|礼拜|个月|月)(?:内|之内|以内)?\s*(?:发布|更新|新发)?(?:的)?"
+    r"|(?P<n6>\d+|[一二两三四五六七八九十]+)\s*(?P<u6>天|日|周|星期|个月)\s*(?:内|之内|以内)\s*(?:发布|更新)?(?:的)?"
+    r"|(?:本周|这周|本月|这个月|今天|今日)\s*(?:内)?\s*(?:发布|更新|新发)(?:的)?"
+    r"|(?:今天|今日|本周|本月)(?=的|新)",
+    re.I,
+)
+#: A city named after these is where the company is, not where the job is.
+_HEADQUARTERS = re.compile(r"(?:总部|總部|公司)\s*(?:在|位于|设在)?\s*$|(?:headquartered|hq|head office|based company)"
+                           r"\s*(?:in|at)?\s*$", re.I)
+_LOCATION_PREPOSITION = re.compile(r"(?:\bin|\bat|\bnear|\baround|\bbased in|\bfrom)\s+$", re.I)
+
+
+def _nfkc_same_length(text: str) -> str:
+    """NFKC per character where it keeps one character, so offsets stay those of the query."""
+    out = []
+    for ch in text:
+        folded = unicodedata.normalize("NFKC", ch)
+        out.append(folded if len(folded) == 1 else ch)
+    return "".join(out)
+
+
+def _cn_number(text: str | None) -> int | None:
+    if not text:
+        return None
+    if text.isdigit():
+        return int(text)
+    low = text.lower()
+    if low in ("a", "one"):
+        return 1
+    if low == "two":
+        return 2
+    if low == "three":
+        return 3
+    if low == "few":
+        return 3
+    if text == "十":
+        return 10
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        return (_CN_DIGITS.get(tens, 1) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
+    if len(text) == 1 and text in _CN_DIGITS:
+        return _CN_DIGITS[text]
+    return None
+
+
+_FRESH_CUE = re.compile(r"last|past|this|today|within|posted|new|最近|近|过去|这|這|本周|本月|今|内", re.I)
+_MONEY_CUE = re.compile(r"\d|[一二两三四五六七八九十百][万千]")
+_HAS_MONEY = re.compile(rf"{_MONEY_UNIT}|{_CURRENCY_PREFIX}|{_CURRENCY_WORD}", re.I)
+_AT_MOST_RE = re.compile(_AT_MOST, re.I)
+_AT_LEAST_AFTER_RE = re.compile(_AT_LEAST_AFTER, re.I)
+
+
+def _freshness(text: str) -> list[_Cand]:
+    out: list[_Cand] = []
+    if not _FRESH_CUE.search(text):
+        return out
+    for m in _FRESH_RE.finditer(text):
+        phrase = m.group(0)
+        if not phrase.strip():
+            continue
+        low = phrase.lower()
+        unit = next((m.group(g) for g in ("u1", "u2", "u3", "u4", "u5", "u6") if m.group(g)), None)
+        number = next((m.group(g) for g in ("n1", "n4", "n5", "n6") if m.group(g)), None)
+        if unit is None:
+            if "周" in phrase or "week" in low:
+                unit = "week"
+            elif "月" in phrase or "month" in low:
+                unit = "month"
+            elif "今" in phrase or "today" in low:
+                unit = "day"
+        if unit is None:
+            continue
+        days = _UNIT_DAYS.get(unit.lower(), _UNIT_DAYS.get(unit))
+        n = _cn_number(number) if number else 1
+        if days is None or n is None or n < 1:
+            continue
+        start = m.start() + (len(phrase) - len(phrase.lstrip()))
+        end = m.end() - (len(phrase) - len(phrase.rstrip()))
+        out.append(_Cand(start, end, "posted_within_days", min(n * days, 3650), 0))
+    return out
+
+
+def _experience(text: str) -> list[_Cand]:
+    out: list[_Cand] = []
+    if not _MONEY_CUE.search(text):
+        return out
+    for m in _EXPERIENCE_RE.finditer(text):
+        lo, _ = parse_experience(m.group(0))
+        if lo is not None:
+            out.append(_Cand(m.start(), m.end(), "experience", lo, 0))
+    return out
+
+
+def _salaries(text: str, language_hint: str | None) -> list[_Cand]:
+    out: list[_Cand] = []
+    if not _MONEY_CUE.search(text):
+        return out
+    for m in _SALARY_RE.finditer(text):
+        span = m.group(0).strip()
+        if not span:
+            continue
+        a = m.group("a") or ""
+        has_money = bool(_HAS_MONEY.search(a) or (m.group("b") and _HAS_MONEY.search(m.group("b"))))
+        if not (has_money or m.group("lead") or m.group("period")):
+            continue   # a bare number ("top 10", "3") is not pay
+        if not re.search(r"\d", a) and not has_money:
+            continue
+        qualifier = (m.group("pre") or "") + " " + (m.group("post") or "")
+        at_most = bool(_AT_MOST_RE.search(qualifier)) and not _AT_LEAST_AFTER_RE.search(m.group("post") or "")
+        start = m.start() + (len(m.group(0)) - len(m.group(0).lstrip()))
+        end = start + len(span)
+        # The pay word and period give the parser the context a posting's salary line has.
+        salary = parse_salary(span, context_currency="CNY" if language_hint == "zh" else None)
+        if salary is None or (salary.min is None and salary.max is None):
+            continue
+        low = salary.min if salary.min is not None else salary.max
+        out.append(_Cand(start, end, "salary_max" if at_most else "salary",
+                         (low, salary.currency, salary.period), 0))
+    return out
+
+
+def _words(text: str) -> list[tuple[int, int]]:
+    """(start, end) of the query's words: Latin words, and jieba's segments of CJK runs."""
+    import rjieba
+
+    spans: list[tuple[int, int]] = []
+    for run in re.finditer(f"[{_CJK}]+|[^{_CJK}]+", text):
+        piece = run.group(0)
+        if _CJK_CHAR.match(piece):
+            for _word, s, e in rjieba.tokenize(piece):
+                spans.append((run.start() + s, run.start() + e))
+        else:
+            for w in _LATIN_WORD.finditer(piece):
+                spans.append((run.start() + w.start(), run.start() + w.end()))
+    return spans
+
+
+def _windows(text: str, words: list[tuple[int, int]], max_words: int = 4) -> list[tuple[int, int, int, int]]:
+    """Runs of 1..max_words consecutive words, longest first: (start, end, first word, word count)."""
+    out = []
+    for n in range(max_words, 0, -1):
+        for i in range(len(words) - n + 1):
+            start, end = words[i][0], words[i + n - 1][1]
+            if n > 1 and _BREAK.search(text, start, end):
+                continue
+            out.append((start, end, i, n))
+    return out
+
+
+_BREAK = re.compile(r"[,，。;；!?！？/|、()（）]")
+
+
+def _minimal(text: str, words: list[tuple[int, int]], classify: Any, max_words: int = 4) -> list[tuple[int, int, Any]]:
+    """Windows that ``classify`` gives a value and that no shorter window inside gives the same.
+
+    The normalizer's parsers read a statement anywhere in the text they get ("的 AI Agent 实习"
+    names the skill AI Agent), so the span is the smallest run of words that still says it.
+    """
+    memo: dict[tuple[int, int], Any] = {}
+
+    def value(i: int, n: int) -> Any:
+        key = (i, n)
+        if key not in memo:
+            memo[key] = classify(text[words[i][0]:words[i + n - 1][1]]) if n > 0 else None
+        return memo[key]
+
+    out = []
+    for start, end, i, n in _windows(text, words, max_words):
+        v = value(i, n)
+        if v is None:
+            continue
+        if n > 1 and (value(i + 1, n - 1) == v or value(i, n - 1) == v):
+            continue
+        out.append((start, end, v))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _city_names() -> tuple[frozenset[str], dict[str, str]]:
+    """(every spelling of every city, casefolded; lower-case spellings of the well-known cities).
+
+    The first is a cheap test before the normalizer is asked about a run of words. The second:
+    a query writes "singapore" or "san francisco" in lower case, which the location parser
+    rightly refuses in free text ("reading", "mobile"); cities whose table entry carries a
+    Chinese name (the curated, well-known ones) are accepted in lower case too.
+    """
+    from jobpipe.normalize import known_cities
+
+    spellings: set[str] = set()
+    curated: dict[str, str] = {}
+    for city in known_cities():
+        aliases = city_aliases(city) or [city]
+        folded = [a.casefold() for a in aliases]
+        spellings.update(folded)
+        spellings.update(f[:-1] for f in folded if f.endswith("市") and len(f) > 2)
+        if any(_CJK_CHAR.search(a) for a in aliases):
+            for alias in folded:
+                if not _CJK_CHAR.search(alias) and len(alias) >= 4:
+                    curated.setdefault(alias, city)
+    return frozenset(spellings), curated
+
+
+def _cities(text: str, windows: list[tuple[int, int, int, int]]) -> list[_Cand]:
+    """City mentions: what the location parser reads in the query, located; plus lower-case names."""
+    spellings, curated = _city_names()
+    hits = [w for w in windows if text[w[0]:w[1]].casefold() in spellings]
+    if not hits:
+        return []
+    cities, _, _ = resolve_locations(text)
+    out: list[_Cand] = []
+    for start, end, _i, _n in hits:
+        piece = text[start:end]
+        city = cached_city(piece)
+        if city is None:
+            continue
+        if city not in cities:
+            key = piece.casefold()
+            lower_ok = curated.get(key) == city and piece == piece.lower()
+            after_preposition = _LOCATION_PREPOSITION.search(text[:start]) is not None
+            if not (lower_ok or (after_preposition and city in curated.values())):
+                continue
+        if _CJK_CHAR.search(piece) and end < len(text) and text[end] in "区區路街道县縣镇":
+            continue   # a district or street of that name
+        out.append(_Cand(start, end, "city", city, 1))
+    return out
+
+
+def _skills(text: str, words: list[tuple[int, int]]) -> list[_Cand]:
+    wanted = set(extract_skills(text))
+    if not wanted:
+        return []
+    out = [_Cand(start, end, "skill", name, 0) for start, end, name in _minimal(text, words, cached_skill)
+           if name in wanted]
+    # CJK skills inside a jieba word ("前端开发" holds 前端)
+    for run in re.finditer(f"[{_CJK}]+", text):
+        piece = run.group(0)
+        for length in range(min(6, len(piece)), 1, -1):
+            for i in range(len(piece) - length + 1):
+                name = cached_skill(piece[i:i + length])
+                if name is not None and name in wanted:
+                    out.append(_Cand(run.start() + i, run.start() + i + length, "skill", name, 2))
+    return out
+
+
+def _typed_words(text: str, words: list[tuple[int, int]]) -> list[_Cand]:
+    """Job type, remote and seniority words (the smallest runs of words that state them)."""
+    out = []
+    whole_type = parse_job_type(None, text)
+    if whole_type is not None:
+        out.extend(_Cand(s, e, "job_type", v, 3)
+                   for s, e, v in _minimal(text, words, lambda p: parse_job_type(None, p), 3) if v == whole_type)
+    _, _, whole_mode = resolve_locations(text)
+    if whole_mode in ("remote", "onsite"):
+        out.extend(_Cand(s, e, "remote", v == "remote", 4)
+                   for s, e, v in _minimal(text, words, lambda p: resolve_locations(p)[2], 3) if v == whole_mode)
+    whole_seniority = parse_seniority(text)
+    if whole_seniority is not None and whole_seniority != "intern":
+        out.extend(_Cand(s, e, "seniority", v, 5)
+                   for s, e, v in _minimal(text, words, parse_seniority, 3) if v == whole_seniority)
+    return out
+
+
+def _choose(cands: list[_Cand]) -> list[_Cand]:
+    """Non-overlapping spans, longest first (then by rank, then leftmost)."""
+    taken: list[_Cand] = []
+    for cand in sorted(cands, key=lambda c: (-(c.end - c.start), c.rank, c.start)):
+        if any(cand.start < t.end and t.start < cand.end for t in taken):
+            continue
+        taken.append(cand)
+    return sorted(taken, key=lambda c: c.start)
+
+
+def _found(query: str, cand: _Cand, value: Any) -> dict[str, Any]:
+    return {"value": value, "text": query[cand.start:cand.end], "start": cand.start, "end": cand.end}
+
+
+@functools.lru_cache(maxsize=4096)
+def understand(query: str) -> Understood:
+    """The constraints ``query`` states (cached: queries repeat). Never raises on odd input."""
+    if not query or not query.strip():
+        return Understood()
+    text = _nfkc_same_length(query)
+    language = "zh" if _CJK_CHAR.search(text) else "en"
+    words = _words(text)
+    cands = (_freshness(text) + _experience(text) + _salaries(text, language)
+             + _cities(text, _windows(text, words)) + _skills(text, words) + _typed_words(text, words))
+    chosen = _choose(cands)
+    data: dict[str, Any] = {"skills": [], "notes": []}
+    cities: list[_Cand] = []
+    for cand in chosen:
+        if cand.kind == "city":
+            if _HEADQUARTERS.search(text[:cand.start]):
+                data["notes"].append(f"{query[cand.start:cand.end]!r} reads as where the company is, not the job")
+                continue
+            if all(c.value != cand.value for c in cities):
+                cities.append(cand)
+        elif cand.kind == "skill":
+            if all(s["value"] != cand.value for s in data["skills"]):
+                data["skills"].append(_found(query, cand, cand.value))
+        elif cand.kind == "salary":
+            amount, currency, period = cand.value
+            if "salary_min" not in data:
+                data["salary_min"] = _found(query, cand, float(amount))
+                if currency:
+                    data["currency"] = _found(query, cand, currency)
+                if period:
+                    data["period"] = _found(query, cand, period)
+        elif cand.kind == "salary_max":
+            data["notes"].append(f"{query[cand.start:cand.end]!r} is a pay ceiling: no filter takes it")
+        elif cand.kind in ("job_type", "remote", "seniority", "posted_within_days"):
+            data.setdefault(cand.kind, _found(query, cand, cand.value))
+    if len(cities) == 1:
+        data["city"] = _found(query, cities[0], cities[0].value)
+    elif len(cities) > 1:
+        named = ", ".join(query[c.start:c.end] for c in cities)
+        data["notes"].append(f"several cities named ({named}): none applied as the city filter")
+    return Understood.model_validate(data)

@@ -1,0 +1,159 @@
+"""What a free-text query states: values, spans, conflicts, and auto_filters in search()."""
+
+from __future__ import annotations
+
+import pytest
+
+from jobpipe.search import SearchFilters, search
+from jobpipe.search.understand import merge_filters, strip_spans, understand
+from jobpipe_tests.search.helpers import insert_job
+
+
+def _said(query: str) -> dict:
+    """field -> (value, the query's words it came from), skills as a list of pairs."""
+    u = understand(query)
+    out = {}
+    for name in ("city", "job_type", "remote", "salary_min", "currency", "period", "seniority", "posted_within_days"):
+        item = getattr(u, name)
+        if item is not None:
+            assert query[item.start:item.end] == item.text   # the span is the query's own text
+            out[name] = (item.value, item.text)
+    out["skills"] = [(s.value, s.text) for s in u.skills]
+    return out
+
+
+def test_chinese_city_type_and_skill_with_spans():
+    said = _said("深圳的 AI Agent 实习，薪资多少")
+    assert said["city"] == ("Shenzhen", "深圳")
+    assert said["job_type"] == ("intern", "实习")
+    assert "AI Agent" in [v for v, _ in said["skills"]]
+    assert "salary_min" not in said   # asking how much is not a minimum
+
+
+def test_experience_is_not_pay_and_pay_is_a_monthly_minimum():
+    said = _said("上海 3年以上 Java 30k以上")
+    assert said["city"] == ("Shanghai", "上海")
+    assert said["salary_min"] == (30000.0, "30k以上")
+    assert said["currency"][0] == "CNY" and said["period"][0] == "month"
+    assert said["skills"] == [("Java", "Java")]
+    assert understand("上海 3年以上 Java 30k以上").filters() == {
+        "city": "Shanghai", "salary_min": 360000.0, "currency": "CNY"}   # annualized, as the filter compares
+
+
+def test_english_remote_and_dollar_minimum():
+    said = _said("remote Go jobs paying over $150k")
+    assert said["remote"] == (True, "remote")
+    assert said["salary_min"][0] == 150000.0 and said["currency"][0] == "USD" and said["period"][0] == "year"
+    assert ("Go", "Go") in said["skills"]
+
+
+def test_seniority_city_and_freshness():
+    said = _said("senior data scientist in Singapore, posted this week")
+    assert said["city"] == ("Singapore", "Singapore")
+    assert said["seniority"] == ("senior", "senior")
+    assert said["posted_within_days"] == (7, "posted this week")
+
+
+@pytest.mark.parametrize("query, days", [
+    ("最近一周发布的北京前端岗位", 7), ("校招 算法工程师 近30天", 30), ("python jobs posted in the last 3 days", 3),
+    ("data analyst posted today", 1), ("三天内发布的运营岗位", 3), ("backend roles from the past month", 30),
+])
+def test_freshness_phrases(query, days):
+    assert understand(query).posted_within_days.value == days
+
+
+@pytest.mark.parametrize("query, city", [
+    ("data engineer in sf", "San Francisco"),           # a lower-case abbreviation after "in"
+    ("senior data scientist in singapore", "Singapore"),  # lower case, a well-known city
+    ("旧金山的数据工程师", "San Francisco"),
+    ("北京市 测试工程师", "Beijing"),
+])
+def test_city_spellings(query, city):
+    assert understand(query).city.value == city
+
+
+@pytest.mark.parametrize("query", [
+    "mobile developer for reading apps",   # lower-case words that are also small cities
+    "smart contract engineer",
+    "top 10 python jobs",
+])
+def test_common_words_are_not_constraints(query):
+    u = understand(query)
+    assert u.city is None and u.job_type is None and u.salary_min is None
+
+
+def test_a_skill_phrase_wins_over_the_job_type_word_inside_it():
+    u = understand("smart contract engineer, solidity")
+    assert u.job_type is None
+    assert "Smart Contracts" in [s.value for s in u.skills]
+    assert understand("contract data analyst, 6 months").job_type.value == "contract"
+
+
+def test_company_headquarters_is_not_the_job_city():
+    u = understand("总部在香港的加密交易所招远程前端")
+    assert u.city is None and u.remote.value is True
+    assert any("香港" in n for n in u.notes)
+
+
+def test_pay_ceiling_and_several_cities_are_noted_not_filtered():
+    u = understand("远程的交易所运营主管，8000U以内")
+    assert u.salary_min is None and any("8000U以内" in n for n in u.notes)
+    u = understand("北京或上海的数据分析")
+    assert u.city is None and any("北京" in n and "上海" in n for n in u.notes)
+
+
+def test_remote_ruled_out():
+    assert understand("不接受远程的后端开发 杭州").remote.value is False
+
+
+def test_empty_and_odd_input():
+    assert understand("").filters() == {}
+    assert understand("   ").filters() == {}
+    understand("$$$ 万万万 ---- 以上以上 " * 20)   # never raises
+
+
+def test_explicit_filters_win_and_fields_set_are_respected():
+    u = understand("深圳的 Java 实习 30k以上")
+    merged, taken = merge_filters(SearchFilters.parse({"city": "上海"}), u)
+    assert merged.city == "上海" and merged.job_type == "intern"
+    assert taken == {"job_type", "salary_min"} and merged.currency == "CNY"
+    # an explicit currency with no amount keeps the query's amount out (it may be in another currency)
+    merged, taken = merge_filters(SearchFilters.parse({"currency": "USD"}), u)
+    assert merged.salary_min is None and "salary_min" not in taken
+
+
+def test_out_of_bounds_value_is_dropped_not_raised():
+    merged, taken = merge_filters(SearchFilters(), understand("年薪 9999999999万以上 的工作"))
+    assert "salary_min" not in taken
+
+
+def test_strip_spans():
+    assert strip_spans("深圳的 AI Agent 实习", [(0, 2), (13, 15)]) == "的 AI Agent"
+
+
+def test_search_applies_understood_filters_only_when_asked(db):
+    sz = insert_job(db, "sz", "AI Agent 开发实习生", cities=["Shenzhen"], job_type="intern",
+                    description="参与大模型 Agent 应用开发。")
+    insert_job(db, "bj", "AI Agent 开发实习生", cities=["Beijing"], job_type="intern", description="大模型 Agent 开发。")
+    insert_job(db, "sz_full", "AI Agent 开发工程师", cities=["Shenzhen"], job_type="full_time",
+               description="大模型 Agent 应用开发。")
+    db.commit()
+    plain = search(db, "深圳的 AI Agent 实习", mode="keyword")
+    assert plain.understood.city.value == "Shenzhen" and plain.auto_filters == ()
+    assert len(plain.results) == 3
+    auto = search(db, "深圳的 AI Agent 实习", mode="keyword", auto_filters=True, debug=True)
+    assert [r.job_id for r in auto.results] == [sz]
+    assert set(auto.auto_filters) == {"city", "job_type"}
+    assert auto.filters.city == "Shenzhen" and auto.filters.job_type == "intern"
+    assert "深圳" not in auto.debug["search_text"] and "实习" not in auto.debug["search_text"]
+    # an explicit filter wins over the query's city
+    other = search(db, "深圳的 AI Agent 实习", SearchFilters.parse({"city": "北京"}), mode="keyword", auto_filters=True)
+    assert [r.external_id for r in other.results] == ["bj"]
+
+
+def test_query_of_only_constraints_browses_under_them(db):
+    insert_job(db, "a", "运营专员", cities=["Hangzhou"], job_type="intern", posted_days_ago=1)
+    insert_job(db, "b", "运营专员", cities=["Beijing"], job_type="intern", posted_days_ago=1)
+    db.commit()
+    response = search(db, "杭州 实习", auto_filters=True)
+    assert response.mode == "browse" and [r.external_id for r in response.results] == ["a"]
