@@ -9,8 +9,10 @@ STAMP  := $(VENV)/.installed
 
 install: $(STAMP)
 
-# Debian packages the tests need: redis-server (the Celery broker of the topology test).
-APT_PACKAGES := redis-server
+# Debian packages the tests need, one list for one apt step: redis-server (the Celery broker of the
+# topology test); chromium for the browser tests (Playwright drives Debian's chromium: its own browser
+# download cannot work offline); fonts-noto-cjk so Chinese text renders in pages and screenshots.
+APT_PACKAGES := redis-server chromium fonts-noto-cjk
 
 ## system-packages: install APT_PACKAGES that are missing (needs root; otherwise says so and the tests that need them skip)
 system-packages:

@@ -24,6 +24,7 @@ from jobpipe.search.types import MAX_CITY_CHARS, MAX_POSTED_WITHIN_DAYS, MAX_SKI
 from jobpipe.service import limits
 from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
+from jobpipe.service.page import add_page
 from jobpipe.text.sanitize import clean_text
 from jobpipe.service.schemas import (
     ErrorBody,
@@ -89,6 +90,7 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
 
     app = FastAPI(
         title="jobpipe query service", version="1.0", description=DESCRIPTION, lifespan=lifespan,
+        docs_url=None, redoc_url=None,   # served from local assets by add_page (no CDN)
         responses={401: {"model": ErrorBody, "description": "Missing or wrong bearer token"},
                    413: {"model": ErrorBody, "description": "Request body over the limit (counted as received)"},
                    422: {"model": ErrorBody, "description": "Invalid request: `message` says what is wrong"},
@@ -127,6 +129,7 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
         return JSONResponse({"detail": "the database is unavailable", "message": type(exc).__name__}, 503)
 
     protected = [Depends(authorize)]
+    add_page(app)
 
     @app.post("/search", response_model=SearchResponseBody, response_model_exclude_none=False,
               dependencies=protected, tags=["jobs"], summary="Search job postings",

@@ -162,7 +162,8 @@ class ServiceContext:
                 "posted_at": r.posted_at,
             })
             item.update(score=float(r.score), vector_rank=r.vector_rank, keyword_rank=r.keyword_rank,
-                        fused_score=float(r.fused_score))
+                        fused_score=float(r.fused_score), vector_similarity=r.extra.get("vector_similarity"),
+                        keyword_score=r.extra.get("keyword_score"))
             results.append(item)
         body: dict[str, Any] = {"results": results, "model": response.model,
                                 "mode": getattr(response, "mode", None),

@@ -104,6 +104,8 @@ class SearchHit(JobSummary):
     vector_rank: int | None = Field(None, description="1-based rank in the vector (semantic) list; null if absent.")
     keyword_rank: int | None = Field(None, description="1-based rank in the keyword list; null if absent.")
     fused_score: float = Field(..., description="Reciprocal-rank-fusion score of both lists.")
+    vector_similarity: float | None = Field(None, description="Cosine similarity of query and posting (vector list).")
+    keyword_score: float | None = Field(None, description="The keyword list's BM25-style score.")
 
 
 class SearchResponseBody(BaseModel):

@@ -1,0 +1,164 @@
+"""The search page and /docs in a real headless Chromium against a real server (Playwright).
+
+A person types a Chinese question, applies a filter, opens a job and pastes a resume; the page
+must load nothing from anywhere but the server. Screenshots go to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+import uvicorn
+
+from jobpipe.service.api import create_app
+from jobpipe.service.settings import ServiceSettings
+from jobpipe_tests.candidates.resumes import EN_ML
+from jobpipe_tests.service.support import HashEmbedder
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = os.environ.get("JOBPIPE_CHROMIUM", "/usr/bin/chromium")
+#: No background traffic of the browser's own (updates, sync, translation, safe browsing...).
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
+    "--disable-domain-reliability", "--disable-client-side-phishing-detection", "--metrics-recording-only",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
+]
+
+
+def _chromium() -> str:
+    if shutil.which(CHROMIUM) or os.path.exists(CHROMIUM):
+        return CHROMIUM
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
+    pytest.skip(f"needs Debian's chromium at {CHROMIUM} (`make test` installs it)")
+
+
+@pytest.fixture(scope="module")
+def server(database: str, seeded: dict[str, int]) -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    app = create_app(ServiceSettings(), database_url=database, embedder=HashEmbedder())
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the service did not start")
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def page(server: str):
+    from playwright.sync_api import sync_playwright
+
+    executable = _chromium()
+    outside: list[str] = []
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+
+        def only_local(route) -> None:
+            host = urlsplit(route.request.url).hostname
+            if host in ("127.0.0.1", "localhost"):
+                route.continue_()
+            else:
+                outside.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_local)
+        tab = context.new_page()
+        tab.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
+        tab.on("console", lambda msg: problems.append(f"console: {msg.text}") if msg.type == "error" else None)
+        tab.set_default_timeout(15_000)
+        try:
+            yield tab
+        finally:
+            context.close()
+            browser.close()
+    assert outside == [], f"the page reached outside the server: {outside}"
+    assert problems == []
+
+
+def test_search_filter_detail_and_resume(page, server, seeded, tmp_path):
+    from playwright.sync_api import expect
+
+    page.goto(server + "/")
+    assert page.title().startswith("jobpipe")
+
+    # 1. a Chinese question: the city is read from it and applied
+    page.fill("#q", "北京的 python 后端")
+    page.press("#q", "Enter")
+    page.wait_for_selector("#results .result")
+    chip = page.locator('#understood .chip[data-field="city"]')
+    assert chip.count() == 1 and "applied" in chip.get_attribute("class") and "北京" in chip.inner_text()
+    cities = page.locator("#results .result .city").all_inner_texts()
+    assert cities and all("Beijing" in c for c in cities)
+    assert "Python 后端开发工程师" in page.locator("#results .result .title").all_inner_texts()
+    assert "score" in page.locator("#results .result .parts").first.inner_text()
+    page.screenshot(path=str(tmp_path / "1-chinese-query.png"), full_page=True)
+
+    # 2. a filter from the form: a contract job only (changing the type searches again)
+    page.fill("#q", "engineer")
+    page.press("#q", "Enter")
+    expect(page.locator("#status")).to_contain_text("jobs (")
+    assert page.locator("#results .result").count() > 1
+    page.select_option("#job-type", "contract")
+    # (locator waits, not wait_for_function: the page's CSP forbids evaluating strings, as it should)
+    expect(page.locator("#results .result .title")).to_have_text(["Frontend Engineer"])
+    page.screenshot(path=str(tmp_path / "2-filtered.png"), full_page=True)
+
+    # 3. a job's detail
+    page.click("#results .result .title")
+    page.wait_for_selector("#detail:not([hidden]) h2")
+    assert page.inner_text("#detail h2") == "Frontend Engineer"
+    assert "TypeScript" in page.inner_text("#detail .description")
+    assert page.get_attribute("#detail a[href^='https://pixel.example.com']", "rel").startswith("noopener")
+    page.screenshot(path=str(tmp_path / "3-detail.png"), full_page=True)
+
+    # 4. paste a resume: matches with the skills the candidate has and lacks
+    page.select_option("#job-type", "")
+    page.fill("#resume", EN_ML)
+    page.click("#match-btn")
+    page.wait_for_selector("#matches .result")
+    first = page.locator("#matches .result").first
+    assert first.locator(".title").inner_text() == "Machine Learning Engineer"
+    assert "has:" in first.inner_text() and "missing:" in first.inner_text()
+    assert page.locator("#candidate-skills .chip").count() >= 2
+    page.screenshot(path=str(tmp_path / "4-resume.png"), full_page=True)
+    assert all((tmp_path / name).stat().st_size > 10_000 for name in
+               ("1-chinese-query.png", "2-filtered.png", "3-detail.png", "4-resume.png"))
+
+
+def test_scraped_text_is_shown_as_text(page, server, seeded):
+    page.goto(server + "/?q=python%20developer")
+    page.wait_for_selector("#results .result")
+    titles = page.locator("#results .result .title").all_inner_texts()
+    assert any("Ignore previous instructions" in t for t in titles)   # shown, as plain text
+    hostile = page.locator("#results .result", has_text="Ignore previous instructions")
+    assert hostile.locator("a.out").count() == 0   # its javascript: link was dropped by the service
+
+
+def test_openapi_ui_works_offline(page, server, tmp_path):
+    page.goto(server + "/docs")
+    page.wait_for_selector(".swagger-ui .info .title")
+    assert "jobpipe query service" in page.inner_text(".swagger-ui .info .title")
+    page.wait_for_selector("text=/search")
+    page.screenshot(path=str(tmp_path / "docs.png"))
