@@ -62,6 +62,7 @@ class Alt:
 class PreparedConcept:
     label: str
     alts: list[Alt]
+    weight: float = 1.0   # Concept.weight: a share of the IDF (parts of longer query words)
 
 
 # The database parses query words exactly as it parsed the postings ('simple' config).
@@ -179,7 +180,7 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
                  for r in rows]
     else:
         freqs, total = _count_frequencies(conn, [(r[0], r[1]) for r in rows])
-    prepared = [PreparedConcept(c.label, []) for c in concepts]
+    prepared = [PreparedConcept(c.label, [], c.weight) for c in concepts]
     concept_idf: dict[int, float] = {}
     for (ci, alt), row, (body_freq, title_freq) in zip(flat, rows, freqs):
         if ci not in concept_idf:   # the first alternative is the word as typed
@@ -267,7 +268,7 @@ def _branches(concepts: list[PreparedConcept], title_weight: float) -> list[_Bra
     """
     branches: list[_Branch] = []
     for ci, concept in enumerate(concepts):
-        idf = concept.alts[0].idf
+        idf = concept.alts[0].idf * concept.weight
         for column, weight in (("search_tsv", idf), ("title_tsv", idf * title_weight)):
             parts, rows, seen = [], 0.0, set()
             for ai, alt in enumerate(concept.alts):

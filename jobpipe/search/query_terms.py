@@ -22,12 +22,22 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from jobpipe.search.resolve import _FALLBACK_CITIES, canonical_skill, city_aliases, resolve_city
+from jobpipe.search.translate import chinese_for, english_for
 from jobpipe.search.types import SearchFilters
 from jobpipe.text.tokenize import tokenize
 
 #: Weight of an alternative relative to the word the user typed.
 TRANSLATION_WEIGHT = 0.7
 VARIANT_WEIGHT = 0.9
+#: Translations from the general dictionary (CC-CEDICT): broader than the curated job terms.
+DICTIONARY_WEIGHT = 0.6
+#: Latin phrases of up to this many words are looked up in the dictionary as one term.
+MAX_PHRASE_WORDS = 3
+#: A Chinese query word that is part of a longer query word ("科学家" in "数据科学家", which
+#: jieba's search mode also emits) adds this share of its IDF: a posting containing the long
+#: word would otherwise score it once per nested part, while a posting in the other language
+#: matches the long word's one translation ("data scientist") once.
+SUBWORD_WEIGHT = 0.35
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -57,6 +67,7 @@ class Alternative:
 class Concept:
     label: str
     alternatives: list[Alternative] = field(default_factory=list)
+    weight: float = 1.0    # scales the concept's IDF (a part of a longer query word counts less)
 
 
 def _fold(text: str) -> str:
@@ -163,6 +174,41 @@ def _english_variants(token: str) -> list[str]:
     return [token + "s"]
 
 
+def _add_translations(concept: Concept, token: str) -> None:
+    """The other language's words for ``token``: a city's names, else the dictionary's.
+
+    The curated job terms come first (already added); a word they translate gets no dictionary
+    senses on top (a curated group is what a recruiter means; the dictionary lists every sense).
+    """
+    known = {a.text for a in concept.alternatives}
+    city = resolve_city(token)
+    if city is not None and token in {_fold(a) for a in city_aliases(city)}:
+        for alias in city_aliases(city):
+            for word in (_fold(alias),):
+                if word not in known:
+                    concept.alternatives.append(Alternative(word, TRANSLATION_WEIGHT))
+                    known.add(word)
+        return
+    if len(known) > 1 and any(t != token for t in _term_groups().get(token, ())):
+        return
+    translations = english_for(token) if _CJK_CHAR.search(token) else chinese_for(token)
+    for word in translations:
+        if word not in known:
+            concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
+            known.add(word)
+
+
+def _latin_phrases(tokens: list[str]) -> list[str]:
+    """Runs of 2..MAX_PHRASE_WORDS consecutive Latin tokens ("product manager", "real estate")."""
+    out = []
+    for n in range(MAX_PHRASE_WORDS, 1, -1):
+        for i in range(len(tokens) - n + 1):
+            run = tokens[i:i + n]
+            if all(t.isascii() and t.isalpha() for t in run):
+                out.append(" ".join(run))
+    return out
+
+
 def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list[Concept]:
     """The weighted concepts the keyword leg scores postings on (empty when nothing is left)."""
     text = _strip_words(_fold(query), filter_words(filters))
@@ -170,12 +216,15 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
     seen: set[str] = set()
     tokens = tokenize(text)
     informative = [t for t in tokens if not (len(t) == 1 and _CJK_CHAR.match(t))]
+    matches = _dictionary_matches(text)
+    words = informative + [m for m in matches if _CJK_CHAR.search(m)]
+    nested = {t for t in informative if _CJK_CHAR.search(t) and any(t != o and t in o for o in words)}
     for token in informative or tokens:
         # A lone Chinese character (jieba's leftovers: 要, 做, 后) matches everything.
         if token in seen or token in _QUERY_STOP:
             continue
         seen.add(token)
-        concept = Concept(token, [Alternative(token, 1.0)])
+        concept = Concept(token, [Alternative(token, 1.0)], SUBWORD_WEIGHT if token in nested else 1.0)
         for variant in _english_variants(token):
             concept.alternatives.append(Alternative(variant, VARIANT_WEIGHT))
         skill = canonical_skill(token)
@@ -184,10 +233,18 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
         concept.alternatives.extend(
             Alternative(t, TRANSLATION_WEIGHT) for t in _term_groups().get(token, ()) if t != token
         )
+        _add_translations(concept, token)
         concepts.append(concept)
     groups = _term_groups()
     by_label = {c.label: c for c in concepts}
-    for term in _dictionary_matches(text):
+    for phrase in _latin_phrases(tokens):
+        heads = chinese_for(phrase)
+        if heads and phrase not in by_label:
+            concept = Concept(phrase, [Alternative(phrase, 1.0)])
+            concept.alternatives.extend(Alternative(h, DICTIONARY_WEIGHT) for h in heads)
+            concepts.append(concept)
+            by_label[phrase] = concept
+    for term in matches:
         others = [t for t in groups[term] if t != term]
         if not others:
             continue

@@ -1,0 +1,65 @@
+"""Dictionary translations (CC-CEDICT) in the keyword leg: both directions, trimmed glosses, cities."""
+
+from __future__ import annotations
+
+from jobpipe.search import search
+from jobpipe.search.query_terms import SUBWORD_WEIGHT, query_concepts
+from jobpipe.search.translate import _clean_gloss, available, chinese_for, english_for
+from jobpipe_tests.search.helpers import insert_job
+
+
+def test_the_dictionary_is_installed():
+    assert available()
+
+
+def test_chinese_words_get_short_english_glosses():
+    assert "headhunter" in english_for("猎头")
+    assert english_for("退伍军人") == ("veteran",)
+    assert english_for("苏黎世") == ("zurich",)          # "Zurich, Switzerland" -> the name
+    assert english_for("不存在的词语") == () and english_for("data") == ()
+
+
+def test_english_words_and_phrases_get_chinese_headwords():
+    assert "猎头" in chinese_for("headhunter")
+    assert chinese_for("product manager") == ("产品经理",)
+    assert "房地产" in chinese_for("Real Estate")
+    assert chinese_for("猎头") == ()
+
+
+def test_glosses_are_trimmed_or_dropped():
+    assert _clean_gloss("to test (machinery etc)") == "test"
+    assert _clean_gloss("Oslo, capital of Norway") == "oslo"
+    assert _clean_gloss("CL:個|个[ge4]") is None
+    assert _clean_gloss("variant of 谷歌[Gu3 ge1]") is None
+    assert _clean_gloss("a person who is in charge of several important things") is None   # an explanation
+
+
+def test_concepts_carry_dictionary_translations_and_phrases():
+    concepts = {c.label: c for c in query_concepts("猎头 公司")}
+    assert "headhunter" in [a.text for a in concepts["猎头"].alternatives]
+    concepts = {c.label: c for c in query_concepts("real estate agent")}
+    assert "房地产" in [a.text for a in concepts["real estate"].alternatives]
+
+
+def test_parts_of_a_longer_chinese_word_count_less():
+    concepts = {c.label: c for c in query_concepts("数据科学家")}
+    assert concepts["数据科学家"].weight == 1.0
+    assert concepts["科学家"].weight == SUBWORD_WEIGHT and concepts["数据"].weight == SUBWORD_WEIGHT
+
+
+def test_english_query_finds_a_chinese_posting_through_the_dictionary(db):
+    target = insert_job(db, "hh", "猎头顾问", cities=["Shanghai"], description="为互联网公司寻访中高端人才。")
+    insert_job(db, "other", "人事专员", cities=["Shanghai"], description="负责员工入职和考勤。")
+    insert_job(db, "en", "Recruiting coordinator", cities=["Shanghai"], description="Schedule interviews.")
+    db.commit()
+    response = search(db, "headhunter", mode="keyword")
+    assert [r.job_id for r in response.results] == [target]
+
+
+def test_chinese_query_finds_an_english_posting_through_the_dictionary(db):
+    target = insert_job(db, "vet", "Veteran outreach coordinator", cities=["Columbia"],
+                        description="Help veterans buy homes with a home loan.")
+    insert_job(db, "zh", "客服专员", cities=["Columbia"], description="处理客户来电。")
+    db.commit()
+    response = search(db, "退伍军人 房贷", mode="keyword")
+    assert response.results and response.results[0].job_id == target
