@@ -419,12 +419,17 @@ def _cities(text: str, windows: list[tuple[int, int, int, int]]) -> list[_Cand]:
         city = cached_city(piece)
         if city is None:
             continue
-        if city not in cities:
-            key = piece.casefold()
-            lower_ok = curated.get(key) == city and piece == piece.lower()
-            after_preposition = _LOCATION_PREPOSITION.search(text[:start]) is not None
-            if not (lower_ok or (after_preposition and city in curated.values())):
-                continue
+        latin = not _CJK_CHAR.search(piece)
+        key = piece.casefold()
+        lower_ok = curated.get(key) == city and piece == piece.lower()
+        after_preposition = _LOCATION_PREPOSITION.search(text[:start]) is not None
+        if latin and not piece[:1].isupper() and not (lower_ok or (after_preposition and city in curated.values())):
+            # The location parser reads a lone lower-case segment leniently ("lead" in "lead or
+            # principal ..." is a whole alternative to it): in a question only the well-known
+            # cities count in lower case.
+            continue
+        if city not in cities and not (lower_ok or (after_preposition and city in curated.values())):
+            continue
         if _CJK_CHAR.search(piece) and end < len(text) and text[end] in "区區路街道县縣镇":
             continue   # a district or street of that name
         out.append(_Cand(start, end, "city", city, 1))

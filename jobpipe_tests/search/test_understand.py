@@ -76,6 +76,7 @@ def test_city_spellings(query, city):
     "mobile developer for reading apps",   # lower-case words that are also small cities
     "smart contract engineer",
     "top 10 python jobs",
+    "lead or principal data scientist",    # 'or' makes 'lead' a whole segment to the location parser
 ])
 def test_common_words_are_not_constraints(query):
     u = understand(query)
