@@ -2,7 +2,7 @@
 
     python bench/bench_search_quality.py [--reuse] [--queries PATH[,PATH]] [--no-collapse] [--modes ...]
 
-Two query sets by default: the shared dev set (39 queries) and ours, ``bench/data/search_queries.jsonl``
+Two query sets by default: the shared dev set (39 queries) and ours, ``bench/labels/search_queries.jsonl``
 (188 queries written for issue 15: 128 cross-lingual known-item queries in both directions, 40
 same-language ones and 20 filtered ones, 4 per filter type: city, job type, remote, salary and
 posted-within; ids and our own paraphrases only, see its ``note`` fields). A filtered query's
@@ -41,7 +41,7 @@ from jobpipe.db.connection import database_url  # noqa: E402
 from jobpipe.search import SearchFilters, search  # noqa: E402
 
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "eval"
-OWN_QUERIES = Path(__file__).resolve().parent / "data" / "search_queries.jsonl"
+OWN_QUERIES = Path(__file__).resolve().parent / "labels" / "search_queries.jsonl"
 FILTER_TYPES = ("city", "job_type", "remote", "salary", "posted_within")
 DB_NAME = "jobpipe_bench_search_quality"
 OUT_DIR = Path(tempfile.gettempdir()) / "jobpipe_search_bench"
@@ -74,6 +74,9 @@ def prepare_database(reuse: bool) -> tuple[str, dict[int, str], object]:
     return url, ids, embedder
 
 
+RERANKER = None   # set in main() from JOBPIPE_RERANK_URL (jobpipe.search.rerank)
+
+
 def filters_of(query: dict) -> SearchFilters:
     f = dict(query.get("filters") or {})
     as_of = f.pop("as_of", None)
@@ -90,7 +93,8 @@ def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path)
             start = time.perf_counter()
             leg_mode, _, option = mode.partition("+")
             response = search(conn, q["query"], filters_of(q), top_k=50, embedder=embedder, mode=leg_mode,
-                              collapse_duplicates=collapse, auto_filters=option == "auto")
+                              collapse_duplicates=collapse, auto_filters=option == "auto",
+                              rerank=option == "rerank", reranker=RERANKER if option == "rerank" else None)
             latencies.append((time.perf_counter() - start) * 1000)
             ranked: list[str] = []
             for r in response.results:
@@ -184,10 +188,20 @@ def main() -> int:
         return 1
     url, ids, embedder = prepare_database(args.reuse)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
+    global RERANKER
+    from jobpipe.search.rerank import reranker_from_env
+
+    RERANKER = reranker_from_env()
+    modes = args.modes.split(",")
+    if RERANKER is not None and "hybrid+rerank" not in modes:
+        modes.append("hybrid+rerank")
+    print(f"reranker: {RERANKER.model} (depth {RERANKER.depth})" if RERANKER is not None else
+          "reranker: none configured (set JOBPIPE_RERANK_URL, JOBPIPE_RERANK_KIND=rerank|chat, JOBPIPE_RERANK_MODEL "
+          "to measure hybrid+rerank)")
     with connect(url, autocommit=True) as conn:
         search(conn, "warm up", embedder=embedder)
         for path in args.queries.split(","):
-            run_set(conn, Path(path), ids, embedder, args.modes.split(","), not args.no_collapse)
+            run_set(conn, Path(path), ids, embedder, modes, not args.no_collapse)
     return 0
 
 
