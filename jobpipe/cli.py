@@ -100,6 +100,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from jobpipe.db import connect, ready_url
     from jobpipe.embedding import get_embedder
     from jobpipe.search import search
+    from jobpipe.search.rerank import reranker_from_env
 
     from jobpipe.search.types import FilterError
 
@@ -111,7 +112,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     url = ready_url()
     with connect(url) as conn:
         response = search(conn, args.query, filters, top_k=args.top_k, embedder=get_embedder(),
-                          mode=args.mode, debug=args.debug, auto_filters=args.auto_filters)
+                          mode=args.mode, debug=args.debug, auto_filters=args.auto_filters,
+                          rerank=args.rerank, reranker=reranker_from_env() if args.rerank else None)
     rows = []
     for r in response.results:
         rows.append({

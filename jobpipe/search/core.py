@@ -18,6 +18,8 @@ import psycopg
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import RRF_K, reciprocal_rank_fusion
 from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
+from jobpipe.search.rerank import Reranker, document_text
+from jobpipe.search.rerank import rerank as rerank_documents
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
 from jobpipe.search.understand import merge_filters, strip_spans, understand
@@ -61,6 +63,8 @@ def search(
     rrf_k: float = RRF_K,
     keyword_conn: psycopg.Connection | None = None,
     auto_filters: bool = False,
+    rerank: bool = False,
+    reranker: Reranker | None = None,
 ) -> SearchResponse:
     """Rank open postings for ``query`` under ``filters``.
 
@@ -73,6 +77,8 @@ def search(
     ``auto_filters``: apply what the query states (``response.understood``: city, job type,
     remote, minimum pay, freshness) as filters where ``filters`` does not set that field; the
     words that stated them are then not searched for (every candidate satisfies them).
+    ``rerank``: let ``reranker`` re-order the top ``reranker.depth`` results; on any failure
+    the fused order stays and ``response.rerank`` says why.
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -115,7 +121,12 @@ def search(
     ordered_scores = {leg: [leg_scores[leg][j] for j in ids] for leg, ids in lists.items() if leg in leg_scores}
     fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(
         lists, k=rrf_k, weights=LEG_WEIGHTS, scores=ordered_scores or None))
-    results = _timed(timings, "fetch", lambda: _results(conn, fused, leg_scores, top_k, collapse_duplicates))
+    want = max(top_k, reranker.depth) if rerank and reranker is not None else top_k
+    results = _timed(timings, "fetch", lambda: _results(conn, fused, leg_scores, want, collapse_duplicates))
+    rerank_info = None
+    if rerank:
+        results, rerank_info = _reranked(conn, query, results, reranker, timings, notes)
+    results = results[:top_k]
     timings["total"] = (time.perf_counter() - started) * 1000.0
     return SearchResponse(
         results=results,
@@ -127,7 +138,28 @@ def search(
         understood=understood,
         filters=filters,
         auto_filters=tuple(sorted(taken)),
+        rerank=rerank_info,
     )
+
+
+def _reranked(conn, query, results, reranker, timings, notes) -> tuple[list[SearchResult], dict[str, Any]]:
+    """The top results re-ordered by the reranker, or as they were with the reason."""
+    if reranker is None:
+        notes.append("reranking asked for, but no reranker is configured (JOBPIPE_RERANK_URL): fused order")
+        return results, {"applied": False, "fallback": "no reranker configured"}
+    head = results[:reranker.depth]
+    if len(head) < 2:
+        return results, {"applied": False, "model": reranker.model, "fallback": "fewer than 2 results"}
+    rows = _timed(timings, "rerank", lambda: load_jobs(
+        conn, [r.job_id for r in head], ("job_id", "title", "company", "cities", "description_text")))
+    texts = [document_text(rows.get(r.job_id) or {"title": r.title}) for r in head]
+    outcome = _timed(timings, "rerank", lambda: rerank_documents(reranker, query, texts))
+    if not outcome.info.get("applied"):
+        notes.append(f"reranker {reranker.model!r} not used ({outcome.info.get('fallback')}): fused order")
+        return results, outcome.info
+    for i, result in enumerate(head):
+        result.extra["rerank_score"] = round(outcome.scores[i], 6)
+    return [head[i] for i in outcome.order] + results[len(head):], outcome.info
 
 
 def _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings, notes, info, lists,

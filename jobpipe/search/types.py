@@ -154,6 +154,10 @@ class SearchOptions(BaseModel):
         False, description="Apply the constraints the query states (city, job type, remote, minimum pay, "
                            "freshness) as filters; a filter given explicitly always wins. What was read is "
                            "returned as `understood` either way.")
+    rerank: bool = Field(
+        False, description="Re-order the top results with the configured rerank model (JOBPIPE_RERANK_URL); "
+                           "without one, or when it fails or times out, the fused order is kept and "
+                           "`rerank` in the response says why.")
 
 
 @functools.lru_cache(maxsize=1)
@@ -198,3 +202,4 @@ class SearchResponse:
     understood: Any = None             # jobpipe.search.understand.Understood: what the query states
     filters: SearchFilters | None = None   # the filters applied (explicit ones plus, with auto_filters, the query's)
     auto_filters: tuple[str, ...] = ()     # the filter fields taken from the query
+    rerank: dict[str, Any] | None = None   # when asked: applied, model, ms, fallback (why the fused order was kept)

@@ -140,7 +140,7 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
                           "seniority, each with its span); `auto_filters: true` applies those as filters.")
     def search_jobs(body: SearchRequest) -> dict[str, Any]:
         return ctx.search(body.query, body.filters(), top_k=body.top_k, debug=body.debug,
-                          auto_filters=body.auto_filters)
+                          auto_filters=body.auto_filters, rerank=body.rerank)
 
     @app.get("/jobs/{job_id}", response_model=JobDetail, dependencies=protected, tags=["jobs"],
              summary="One posting in full", responses={404: {"model": ErrorBody, "description": "Unknown job_id"}},

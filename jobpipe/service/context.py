@@ -67,6 +67,9 @@ class ServiceContext:
         self._login_url: str | None = None
         self._pool_lock = threading.Lock()
         self._embedder_lock = threading.Lock()
+        from jobpipe.search.rerank import reranker_from_env
+
+        self.reranker = reranker_from_env()   # None unless JOBPIPE_RERANK_URL is set
 
     # ------------------------------------------------------------------ resources
     @property
@@ -146,14 +149,14 @@ class ServiceContext:
 
     # ------------------------------------------------------------------ operations
     def search(self, query: str, filters: SearchFilters, *, top_k: int = 10, debug: bool = False,
-               auto_filters: bool = False) -> dict[str, Any]:
+               auto_filters: bool = False, rerank: bool = False) -> dict[str, Any]:
         from jobpipe.search import search
 
         started = time.perf_counter()
         embedder = self.embedder
         with self.connection() as conn, self.spare_connection() as spare:
             response = search(conn, query, filters, top_k=top_k, embedder=embedder, debug=debug, keyword_conn=spare,
-                              auto_filters=auto_filters)
+                              auto_filters=auto_filters, rerank=rerank, reranker=self.reranker)
         results = []
         for r in response.results:
             item = _summary({
@@ -163,14 +166,15 @@ class ServiceContext:
             })
             item.update(score=float(r.score), vector_rank=r.vector_rank, keyword_rank=r.keyword_rank,
                         fused_score=float(r.fused_score), vector_similarity=r.extra.get("vector_similarity"),
-                        keyword_score=r.extra.get("keyword_score"))
+                        keyword_score=r.extra.get("keyword_score"), rerank_score=r.extra.get("rerank_score"))
             results.append(item)
         body: dict[str, Any] = {"results": results, "model": response.model,
                                 "mode": getattr(response, "mode", None),
                                 "notes": clean_value(list(getattr(response, "notes", None) or [])),
                                 "understood": clean_value(response.understood.model_dump()),
                                 "applied_filters": response.filters.model_dump(mode="json"),
-                                "auto_filters": list(response.auto_filters)}
+                                "auto_filters": list(response.auto_filters),
+                                "rerank": clean_value(jsonable(response.rerank)) if response.rerank else None}
         if debug:
             timings = {k: float(v) for k, v in (response.timings_ms or {}).items()}
             timings["service_total"] = (time.perf_counter() - started) * 1000

@@ -246,7 +246,8 @@ def build_mcp_server(ctx: ServiceContext) -> Any:
     from jobpipe.candidates.matching import MatchError
 
     def search_jobs(args: SearchArguments) -> str:
-        return format_search(ctx.search(args.query, args.filters(), top_k=args.top_k, auto_filters=args.auto_filters),
+        return format_search(ctx.search(args.query, args.filters(), top_k=args.top_k, auto_filters=args.auto_filters,
+                                        rerank=args.rerank),
                              args.query)
 
     def get_job(args: JobArguments) -> str:

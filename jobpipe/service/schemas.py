@@ -106,6 +106,7 @@ class SearchHit(JobSummary):
     fused_score: float = Field(..., description="Reciprocal-rank-fusion score of both lists.")
     vector_similarity: float | None = Field(None, description="Cosine similarity of query and posting (vector list).")
     keyword_score: float | None = Field(None, description="The keyword list's BM25-style score.")
+    rerank_score: float | None = Field(None, description="The rerank model's score (only when reranked).")
 
 
 class SearchResponseBody(BaseModel):
@@ -120,6 +121,9 @@ class SearchResponseBody(BaseModel):
         default_factory=SearchFilters, description="The filters the search ran with: the explicit ones plus, "
                                                    "with auto_filters, those taken from the query.")
     auto_filters: list[str] = Field(default_factory=list, description="The filter fields taken from the query.")
+    rerank: dict[str, Any] | None = Field(
+        None, description="With rerank=true: applied (bool), model, ms, and fallback (why the fused order was "
+                          "kept: not configured, timed out, HTTP error, incomplete answer).")
     timings_ms: dict[str, float] | None = Field(None, description="Per-stage time in ms (only with debug=true).")
     debug: dict[str, Any] | None = Field(None, description="Search internals (only with debug=true).")
 
