@@ -25,7 +25,7 @@ from jobpipe.normalize.job_type import parse_job_type, parse_seniority
 from jobpipe.normalize.location import resolve_locations, title_places
 from jobpipe.normalize.regex_guard import guarded
 from jobpipe.normalize.salary import annualize, parse_salary
-from jobpipe.normalize.skills import extract_skills
+from jobpipe.normalize.skills import job_skills
 from jobpipe.normalize.statements import labelled_lines, mode_of_value, stated_mode, states_hybrid, temporarily_remote
 from jobpipe.normalize.text import clean_inline, clean_text, detect_language, repair_cell
 
@@ -162,10 +162,8 @@ def _description_requirements(description: str, experience: bool, degree: bool) 
 
 @lru_cache(maxsize=_DESCRIPTION_CACHE)
 def _skills(title: str, description: str) -> tuple[str, ...]:
-    """``extract_skills`` of the title and description (a tuple: the cached value is shared)."""
-    # str.lower() maps characters one by one, except a final sigma, which looks no further than a
-    # line break: the joined lowercase halves are the lowercase of the joined text
-    return tuple(extract_skills(f"{title}\n{description}", lower=f"{title.lower()}\n{_lowercase(description)}"))
+    """``job_skills`` of the title and description (a tuple: the cached value is shared)."""
+    return tuple(job_skills(title, description))
 
 
 def _cell(value: object) -> str | None:

@@ -46,6 +46,8 @@ class _Taxonomy:
     categories: dict[str, str] = field(default_factory=dict)                  # canonical -> category
     max_n: int = 1
     cjk_max: int = 1
+    not_skills: dict[str, tuple[str, ...]] = field(default_factory=dict)  # canonical -> phrases that do not mean it
+    functions: frozenset[str] = frozenset()   # skills that name a job function (see job_functions in the data)
 
 
 def _tokens(text: str) -> list[str]:
@@ -62,11 +64,21 @@ def _taxonomy() -> _Taxonomy:
     with open(DATA_FILE, encoding="utf-8") as f:
         data = yaml.load(f, Loader=_Loader)
     for category, skills in data.items():
+        if category == "not_skills":
+            tax.not_skills = {str(k): tuple(str(p).lower() for p in v or []) for k, v in (skills or {}).items()}
+            continue
+        if category == "job_functions":
+            tax.functions = frozenset(str(k) for k in skills or [])
+            continue
         for canonical, aliases in (skills or {}).items():
             canonical = str(canonical)
             tax.categories[canonical] = category
             aliases = [str(a) for a in aliases or []]
-            strict_self = ("=" + canonical) in aliases or ("~" + canonical) in aliases
+            # "!self": the canonical name is an ordinary word ("Growth", "Agile", "Investment") and
+            # only the listed aliases name the skill
+            no_self = "!self" in aliases
+            aliases = [a for a in aliases if a != "!self"]
+            strict_self = no_self or ("=" + canonical) in aliases or ("~" + canonical) in aliases
             for alias in ([] if strict_self else [canonical]) + aliases:
                 _add_alias(tax, canonical, alias, is_canonical=alias == canonical)
             tax.canonical.setdefault(_key(canonical), canonical)
@@ -149,7 +161,8 @@ def _matchers() -> tuple[re.Pattern[str], re.Pattern[str] | None, re.Pattern[str
         cjk_words.append(alias)
     for alias, canonical in tax.mixed:
         lookup[alias] = canonical
-        (latin_words if re.match(r"[a-z0-9.]", alias) else cjk_words).append(alias)
+        # a mixed alias holds CJK ("office软件", "app开发"), so it is found where the CJK ones are
+        cjk_words.append(alias)
     latin = re.compile(r"(?<![a-z0-9+#])(" + _trie_pattern_ends(latin_words) + ")")
     cjk = re.compile("(" + _trie_pattern_ends(cjk_words) + ")") if cjk_words else None
     strict_words = sorted(tax.strict, key=len, reverse=True)
@@ -174,7 +187,7 @@ def _cjk_automaton() -> tuple[ahocorasick_rs.AhoCorasick, list[str], list[bool]]
     back to a shorter alias, so ``_cjk_matches`` hands such texts to the regex.
     """
     tax = _taxonomy()
-    words = list(dict.fromkeys([*tax.cjk, *(a for a, _ in tax.mixed if not re.match(r"[a-z0-9.]", a))]))
+    words = list(dict.fromkeys([*tax.cjk, *(a for a, _ in tax.mixed)]))
     if not words or any(" " in w for w in words):
         return None
     automaton = ahocorasick_rs.AhoCorasick(
@@ -194,9 +207,13 @@ def _cjk_matches(lower: str) -> list[tuple[int, str]]:
             matches = None
         n = len(lower)
         if matches is not None and not any(latin_end[i] and end < n and lower[end] in _LATIN_WORD_CHARS for i, _, end in matches):
-            return [(start, words[i]) for i, start, _ in matches]
+            return [(start, words[i]) for i, start, _ in matches
+                    if not (start and lower[start - 1] in _LATIN_WORD_CHARS and words[i][0] in _LATIN_WORD_CHARS)]
     cjk = _matchers()[1]
-    return [] if cjk is None else [(m.start(), m.group(1)) for m in cjk.finditer(lower)]
+    # an alias that starts with a Latin word ("office软件") starts a word: "homeoffice软件" is not it
+    return [] if cjk is None else [(m.start(), m.group(1)) for m in cjk.finditer(lower)
+                                   if not (m.start() and lower[m.start() - 1] in _LATIN_WORD_CHARS
+                                           and m.group(1)[0] in _LATIN_WORD_CHARS)]
 
 
 def _trie_pattern_ends(words: list[str]) -> str:
@@ -416,6 +433,35 @@ def _has_cjk_utf8(data: bytes) -> bool:
 def extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
     """Canonical skills mentioned in ``text`` (title + description), in order of first mention.
 
+    ``lower`` is ``text.lower()`` when the caller has it already. A skill whose every mention lies
+    inside a phrase that means something else (``not_skills`` in the taxonomy: "A/B testing" is no
+    Testing, "向量化" no Quantitative Analysis, "social security" no Security) is left out.
+    """
+    found = _extract_skills(text, lower=lower)
+    if not found or text is None:
+        return found
+    not_skills = _taxonomy().not_skills
+    low = lower if lower is not None else text.lower()
+    suspects = [s for s in found if s in not_skills and any(p in low for p in not_skills[s])]
+    if not suspects:
+        return found
+    drop = set()
+    for skill in suspects:
+        masked = _mask(text, [p for p in not_skills[skill] if p in low])
+        if skill not in _extract_skills(masked):
+            drop.add(skill)
+    return [s for s in found if s not in drop]
+
+
+def _mask(text: str, phrases: list[str]) -> str:
+    """``text`` with every (case-insensitive) occurrence of ``phrases`` blanked, lengths kept."""
+    pattern = re.compile("|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True)), re.I)
+    return pattern.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def _extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
+    """``extract_skills`` before the ``not_skills`` check.
+
     ``lower`` is ``text.lower()`` when the caller has it already (the normalizer lowercases the
     description for other parsers). Works on the set of words first (set operations run in C),
     and only searches phrases for multi-word aliases whose words all occur.
@@ -486,6 +532,8 @@ def extract_skills(text: str | None, *, lower: str | None = None) -> list[str]:
                 if m.start() and text[m.start() - 1] in _STRICT_WORD_CHARS:
                     continue   # the lookbehind, checked by hand so the regex can scan for its literal
                 after = text[m.end():m.end() + 12]
+                if after[:1] in (":", "：") or after[:2] in (" :", " ："):
+                    continue   # "PS：" heads a note, "PR:" a label: not the tools
                 if mode == "=":
                     nxt = _NEXT_WORD.match(after)
                     if canonical == "Go" and nxt and nxt.group(1).lower() in _GO_VERB_NEXT:
@@ -522,3 +570,265 @@ def _adjacent(text: str, tokens: list[tuple[str, int, int]], i: int, length: int
 
 def _hyphen_or_amp_follows(text: str, end: int) -> bool:
     return text[end:end + 1] in ("&", "'", "’", "-", ".")
+
+
+#: Sentences of legal and recruiting boilerplate (EEO statements, fraud and agency notices, privacy
+#: and drug-test policies): they name recruiting, law, payments and security without the job
+#: needing any of it. ``_BOILERPLATE_WORDS`` are literals one of which every match holds (a line
+#: without any is never searched: the regex tried at every character is the slow part).
+_BOILERPLATE = re.compile(
+    r"equal (?:employment )?opportunit|\beeo\b|affirmative action|without regard to|regardless of (?:race|age|sex)|"
+    r"discriminat|protected (?:veteran|class|status)|sexual orientation|gender identity|reasonable accommodation|"
+    r"e-verify|drug[- ]free|drug (?:test|screen)|background (?:check|investigation)|recruit(?:ment|ing) (?:fraud|scam)|"
+    r"fraudulent|unsolicited|recruit(?:ment|ing) agenc|placement fees?|privacy (?:notice|policy|statement)|"
+    r"pay transparency|social security number|talent acquisition (?:team|representative|partner)|"
+    r"legally authori[sz]ed|authori[sz]ation to work|work authori[sz]ation|visa sponsorship",
+    re.I,
+)
+_BOILERPLATE_WORDS = ("opportunit", "eeo", "affirmative", "regard", "discriminat", "protected", "orientation",
+                      "identity", "accommodation", "verify", "drug", "background", "recruit", "fraudulent",
+                      "unsolicited", "placement", "privacy", "transparency", "security number", "acquisition",
+                      "authori", "sponsorship")
+
+#: "work closely with Marketing, Product and Engineering teams", "与产品经理、开发团队紧密协作": the
+#: teams a job works with are not its skills, so these spans (group 1) are left out of skill
+#: extraction. The English patterns run on the lowercased text and start with a literal word (the
+#: word boundary before it is checked by hand): re then skips ahead by the first character instead
+#: of trying the whole alternation at every position, five to ten times faster.
+_COLLAB_EN = re.compile(
+    r"(?:work(?:s|ing)?|partner(?:s|ing)?|collaborat(?:e|es|ing)|liais(?:e|es|ing)|coordinat(?:e|es|ing)|"
+    r"interfac(?:e|es|ing)|interact(?:s|ing)?|align(?:s|ing)?|engag(?:e|es|ing))\s+"
+    r"(?:closely\s+|cross-functionally\s+|directly\s+|regularly\s+|effectively\s+)?with\s+"
+    r"((?:[\w&/,.'’-]+\s+){0,9}?)(?=(?:teams?|departments?|organi[sz]ations?|functions|groups?|partners|stakeholders|"
+    r"leads|leaders|counterparts)\b)"
+)
+_COLLAB_ZH = re.compile(
+    r"(?<!参)(?:与|和|跟|同|协同|配合|协调|对接)\s*([^，,。；;\n与和]{1,24}?)(?:等)?(?:团队|部门|同事|人员|角色)?"
+    r"(?=\s*(?:紧密|密切|高效|深度|积极|良好)?\s*(?:合作|协作|配合|沟通|对接|联动))"
+)
+
+#: "marketing, sales, project management, qa, and production": a list of functions (two words an
+#: item at most, joined by commas, "and", "&" or "/"), lowercased.
+_ITEM = r"[a-z][\w&.'’-]*(?:\s+[a-z][\w&.'’-]*)?"
+_LIST = rf"{_ITEM}(?:(?:\s*,\s*(?:and\s+|&\s+)?|\s+(?:and|&)\s+|\s*/\s*){_ITEM})+"
+#: Lists of the teams a job works with, in the forms the collaborator sentence above misses: after
+#: someone's partners "in" or "across" ("stakeholders in Partner Programs, Product Management,
+#: Engineering, Sales, and Marketing"), after "collaborating with" without a team word, right
+#: before "teams" ("our sales and procurement teams", see ``_list_before``), and in Chinese
+#: "协调产品、研发、测试、运营等多方角色", "深度对接研发、UI/UX、测试团队".
+_TEAM_LISTS_EN = re.compile(
+    rf"(?:stakeholders|partners|teams|leaders|directors|vps|peers|functions|colleagues|departments|"
+    rf"collaborat(?:e|es|ing)|partner(?:s|ing)?|work(?:s|ing)?|coordinat(?:e|es|ing)|liais(?:e|es|ing)|"
+    rf"communicat(?:e|es|ing)|interfac(?:e|es|ing))(?:\s+(?:closely|directly|regularly|cross-functionally))?"
+    rf"\s+(?:with|in|across|from|including)\s+(?:(?:the|our|other)\s+)?({_LIST})"
+)
+_TEAM_LISTS_ZH = re.compile(
+    r"(?:协调|对接|配合|协同|联动|协作|联合|与)\s*([^，,。；;\n]{1,40}?)等?(?:多方|各方?|相关|多个|多|其他)?"
+    r"(?:团队|部门|角色|同事|岗位)"
+)
+#: The team words a list right before which names teams, and the list read backwards from one.
+_TEAM_WORD = re.compile(r"(?:teams?|departments?|organi[sz]ations?|functions|groups|stakeholders|leaders|"
+                        r"counterparts|colleagues|personnel|peers)\b")
+_LIST_TOKEN = re.compile(r"[A-Za-z][\w&.'’-]*|\s*,\s*|\s*/\s*|\s+")
+_JOINERS = frozenset(("and", "&"))
+_CJK_ANY = re.compile(r"[\u3400-\u9fff]")
+
+
+@lru_cache(maxsize=16)
+def _literals(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in words))
+
+
+def _finds(low: str, words: tuple[str, ...]) -> bool:
+    """Whether ``low`` holds one of ``words`` (one regex of literals: a pass in C)."""
+    return _literals(words).search(low) is not None
+
+
+def _list_before(text: str, end: int) -> tuple[int, int] | None:
+    """(start, end) of the list of functions that ends at ``end`` ("sales and procurement" before
+    " teams"), read backwards a token at a time, or None when what precedes is no list (one item)."""
+    window = text[max(0, end - 120):end]
+    toks = _LIST_TOKEN.findall(window)
+    items = 0
+    words_in_item = 0
+    pos = end
+    start = None
+    for tok in reversed(toks):
+        stripped = tok.strip()
+        if not stripped:        # a space inside an item or around a joiner
+            pos -= len(tok)
+            continue
+        if stripped in (",", "/") or stripped.lower() in _JOINERS:
+            if words_in_item == 0:
+                if stripped.lower() in _JOINERS or stripped == ",":
+                    pos -= len(tok)   # ", and"
+                    continue
+                break
+            words_in_item = 0
+            pos -= len(tok)
+            continue
+        if not stripped[0].isalpha() or words_in_item == 2:
+            break
+        if words_in_item == 0:
+            items += 1
+        words_in_item += 1
+        pos -= len(tok)
+        start = pos
+    if items < 2 or start is None:
+        return None
+    return start, end
+
+
+#: Headings of a section about the company (its products and history name skills the job does not
+#: need): "## 公司介绍", "关于我们", "About us", "Who we are", "公司附加信息：...".
+_COMPANY_HEAD = re.compile(
+    r"(?:公司|团队|企业|公司/团队|公司及团队)(?:介绍|简介|概况|背景|附加信息)|关于我们|关于公司|"
+    r"about\s+(?:us|the\s+company|the\s+team|our\s+company)|who\s+we\s+are|company\s+(?:overview|description|profile)",
+    re.I,
+)
+_COMPANY_WORDS = ("公司", "团队", "企业", "关于", "about", "who we are", "company")
+#: A line that heads the next section and so ends the company's (markdown marks are gone by now):
+#: short, no sentence punctuation at its end, no list marker, no "key: value".
+_HEADING = re.compile(
+    r"^(?![-•*·>]|\d{1,2}\s*[.、)）]|[(（]?\d{1,2}[)）])"
+    r"(?!.*[:：]\s*\S)(?!.*https?://).{2,40}(?<![.,;。，；!！?？、])$"
+)
+
+
+def _without_company_sections(description: str) -> str:
+    lines = description.split("\n")
+    out: list[str] = []
+    skipping = False
+    for line in lines:
+        bare = line.strip().strip("#*【】[]|- ").strip()
+        head = _COMPANY_HEAD.match(bare)
+        if head and len(bare) <= 40 + (len(bare) - head.end() if bare[head.end():head.end() + 1] in (":", "：") else 0):
+            # the heading may carry the section on its own line ("公司附加信息：项目为...")
+            skipping = True
+            out.append("")
+            continue
+        if skipping and _HEADING.match(bare):
+            skipping = False
+        if skipping and _ADDRESSES_READER.search(line):
+            # "在 Phala Network，你将有机会深入参与...": a sentence to the reader is about the job
+            line = " ".join(x for x in _SENTENCE_END.split(line) if _ADDRESSES_READER.search(x))
+            out.append(line)
+            continue
+        out.append("" if skipping else line)
+    return "\n".join(out)
+
+
+#: A sentence that speaks to the candidate (about the job, not the company).
+_ADDRESSES_READER = re.compile(r"你|您|\byou(?:r|'ll|’ll)?\b|候选人|\bcandidates?\b|\bthis role\b|\bthe role\b", re.I)
+
+
+def _without_boilerplate(description: str) -> str:
+    """Sentences of boilerplate dropped (a line may hold a whole description: only its boilerplate
+    sentences go, not the job with them)."""
+    out = []
+    for line in description.split("\n"):
+        if _finds(line.lower(), _BOILERPLATE_WORDS) and _BOILERPLATE.search(line):
+            line = " ".join(s for s in _SENTENCE_END.split(line) if not _BOILERPLATE.search(s))
+        out.append(line)
+    return "\n".join(out)
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？；;])\s*(?=\S)")
+
+
+def skill_text(description: str) -> str:
+    """The part of a description that names the job's skills: boilerplate sentences and sections
+    about the company dropped, the teams it works with blanked (positions kept, so skills keep their
+    order of first mention)."""
+    if not description:
+        return description
+    low = description.lower()
+    if _finds(low, _BOILERPLATE_WORDS):
+        description = _without_boilerplate(description)
+    if _finds(low, _COMPANY_WORDS) and _COMPANY_HEAD.search(description):
+        description = _without_company_sections(description)
+    low = description.lower()
+    if len(low) != len(description):   # a character whose lowercase is longer: positions would not agree
+        low = "".join(ch if len(ch.lower()) != 1 else ch.lower() for ch in description)
+    spans: list[tuple[int, int]] = []
+    for pattern in (_COLLAB_EN, _TEAM_LISTS_EN):
+        spans += [m.span(1) for m in pattern.finditer(low)
+                  if not (m.start() and low[m.start() - 1].isalnum()) and m.start(1) < m.end(1)]
+    for m in _TEAM_WORD.finditer(low):
+        start = m.start()
+        if not start or not low[start - 1].isspace():
+            continue
+        while start and low[start - 1].isspace():
+            start -= 1
+        span = _list_before(description, start)
+        if span:
+            spans.append(span)
+    if _CJK_ANY.search(description):
+        for pattern in (_COLLAB_ZH, _TEAM_LISTS_ZH):
+            spans += [m.span(1) for m in pattern.finditer(description) if m.start(1) < m.end(1)]
+    if not spans:
+        return description
+    pieces = []
+    pos = 0
+    for start, end in sorted(spans):
+        if end <= pos:
+            continue
+        start = max(start, pos)
+        pieces += (description[pos:start], " " * (end - start))
+        pos = end
+    pieces.append(description[pos:])
+    return "".join(pieces)
+
+
+def _blank_collaborators(m: re.Match[str]) -> str:
+    group = next(i for i in range(1, len(m.groups()) + 1) if m.group(i) is not None)
+    start, end = m.start(group) - m.start(), m.end(group) - m.start()
+    whole = m.group(0)
+    return whole[:start] + " " * (end - start) + whole[end:]
+
+
+#: Where a description asks for something: "experience in/with ...", "... background", "熟悉...",
+#: "...经验". A job function counts from the description only inside such a window: the text after
+#: a cue up to the end of its clause, or before a cue back to the start of its clause.
+_ASK_AFTER = re.compile(
+    r"(?:experience|background|knowledge|expertise|understanding|proficiency|familiarity|track record|degree)"
+    r"\s+(?:in|with|of|across|within)\s+[^.;\n]{0,60}"
+    r"|(?:熟悉|精通|掌握|了解|具备|具有|擅长|负责)[^，,。；;\n]{0,24}"
+)
+_ASK_BEFORE = re.compile(r"experience|background|expertise|knowledge|skills|经验|背景|知识|能力|工作")
+_CLAUSE_END = re.compile(r".*[.;,\n，。；、]", re.S)
+
+
+def _asked_windows(text: str) -> str:
+    text = text.lower()
+    windows = [m.group(0) for m in _ASK_AFTER.finditer(text)]
+    for m in _ASK_BEFORE.finditer(text):
+        cjk = m.group(0)[0] >= "\u3400"
+        before = text[max(0, m.start() - (16 if cjk else 40)):m.start()]
+        cut = _CLAUSE_END.match(before)
+        windows.append((before[cut.end():] if cut else before) + m.group(0))
+    return "\n".join(windows)
+
+
+def job_skills(title: str, description: str) -> list[str]:
+    """Skills of a job from its title and description (:func:`skill_text` of it).
+
+    A skill that names a job function (Sales, Marketing, Finance ...) is kept from the description
+    only where the description asks for it or the title names it too: "sales data", "partner with
+    Marketing", "一家金融科技公司" say who the job works with or what the company does, not what
+    the candidate must know.
+    """
+    text = skill_text(description)
+    # str.lower() maps characters one by one, except a final sigma, which looks no further than a
+    # line break: the joined lowercase halves are the lowercase of the joined text
+    found = extract_skills(f"{title}\n{text}", lower=f"{title.lower()}\n{text.lower()}")
+    functions = _taxonomy().functions
+    suspects = [s for s in found if s in functions]
+    if not suspects:
+        return found
+    named = set(extract_skills(title)) if title else set()
+    suspects = [s for s in suspects if s not in named]
+    if not suspects:
+        return found
+    asked = set(extract_skills(_asked_windows(text)))
+    return [s for s in found if s not in suspects or s in asked]

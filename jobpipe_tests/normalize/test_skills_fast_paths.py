@@ -70,7 +70,16 @@ def _regex_cjk_matches(lower: str) -> list[tuple[int, str]]:
     from jobpipe.normalize.skills import _matchers
 
     cjk = _matchers()[1]
-    return [(m.start(), m.group(1)) for m in cjk.finditer(lower)]
+    word = "abcdefghijklmnopqrstuvwxyz0123456789+#"
+    # an alias that starts with a Latin word ("go语言", "office软件") must start a word
+    return [(m.start(), m.group(1)) for m in cjk.finditer(lower)
+            if not (m.start() and lower[m.start() - 1] in word and m.group(1)[0] in word)]
+
+
+def test_an_alias_of_latin_and_cjk_is_found_and_starts_a_word():
+    assert "Go" in extract_skills("使用go语言开发服务器")
+    assert "Microsoft Office" in extract_skills("熟练使用Office软件")
+    assert "Go" not in extract_skills("使用ergo语言")
 
 
 _CJK_PIECES = ["机器学习", "机器", "学习", "大模型", "模型", "生成式ai", "生成式", "ai", "a", "1", "数据分析", "数据", "分析",
