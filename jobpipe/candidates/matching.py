@@ -1,211 +1,695 @@
-"""Rank jobs for a candidate: vector similarity, then skill overlap as evidence.
+"""Matches: a candidate's best open jobs, materialized, explained and refreshed incrementally.
 
-Retrieval is by vector only (the candidate's resume vector against job vectors of the
-active model, filters applied in SQL), because a resume is far too long and varied to be
-a keyword query. The retrieved pool is then re-scored with skill overlap, which is what a
-recruiter checks first and what makes "matched / missing skills" explainable:
+**Retrieval** is search's vector plan (``jobpipe.search.vector``): the candidate's hard
+preferences become one SQL filter, its selectivity picks an exact scan or an iterative HNSW
+scan, and a scan that finds too few falls back to the exact one, so a narrow preference never
+starves the list. The pool (``pool_size(depth)`` nearest jobs passing the filter) is then
+**scored** (``jobpipe.candidates.scoring``: six parts, 0-100), collapsed to one job per
+duplicate group and cut to ``depth``.
 
-    fused = VECTOR_WEIGHT * vector_similarity + SKILL_WEIGHT * skill_overlap
+**Materialized**: ``candidate_matches`` holds each candidate's top ``top_n`` (default 50) plus
+a reserve of the next ``reserve`` (default 25; never shown), so that a job leaving a list lets
+the next one move up without a new search. Readers (``GET /candidates/{id}/matches``, the
+CLI, MCP) only read the table.
 
-``skill_overlap`` is the share of the job's listed skills the candidate has (0 when the
-job lists none: no evidence is no bonus).
+**Incremental**: a run recomputes in full only candidates whose profile, preferences or
+vector changed (``candidates.match_hash`` against ``candidate_match_state``), whose list ran
+out of reserve, or all of them after a model switch. For every other candidate only the
+entries touched by the jobs inserted, updated, closed or reopened since the last run change:
+``candidate_match_jobs`` remembers the record hash of every job the lists reflect, its diff
+with ``jobs`` is exactly those jobs, a closed job leaves every list at once, and the changed
+ones are scored against all candidates in one matrix product and enter a list only where
+they beat its last entry (and were close enough to have been in a full build's pool).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import psycopg
-from psycopg import sql
+from pgvector.psycopg import register_vector
+from psycopg.types.json import Jsonb  # noqa: F401 - kept for callers that build rows
 
 from jobpipe.candidates.models import CandidateProfile, MatchResult
-from jobpipe.search.filters import build_filter_sql
+from jobpipe.candidates.preferences import (
+    CandidatePreferences,
+    HardFilter,
+    candidate_features,
+    effective,
+)
+from jobpipe.candidates.scoring import (
+    DEGREE_LEVELS,
+    LEVELS,
+    PARTS,
+    CandidateFeatures,
+    JobBatch,
+    JobFeature,
+    Ranked,
+    explain_skills,
+    rank,
+    score_batch,
+    to_usd,
+)
+from jobpipe.candidates.store import (
+    StoredCandidate,
+    UnknownCandidateError,
+    embedding_text,
+    load_candidate,
+    load_candidates,
+)
 from jobpipe.search.types import SearchFilters
-from jobpipe.store.jobs import load_jobs
-from jobpipe.store.models import active_model
+from jobpipe.search.vector import ActiveModel, choose_plan, vector_candidates
+from jobpipe.search.vector import active_model as serving_model
+from jobpipe.store.dedupe import normalize_company
+from jobpipe.store.jobs import load_jobs, load_open_jobs, open_jobs_of_companies
 
-VECTOR_WEIGHT = 0.7
-SKILL_WEIGHT = 0.3
-#: How many vector neighbours are re-scored per requested result.
-POOL_FACTOR = 5
-MIN_POOL = 50
-MAX_POOL = 500
+DEFAULT_TOP_N = 50
+DEFAULT_RESERVE = 25
+MIN_POOL = 100
+MAX_POOL = 1000
+#: Random posting pairs sampled to measure a model's similarity floor.
+CALIBRATION_PAIRS = 4000
+_WRITE_BATCH = 200   # candidates per write transaction of a full build
 
 
 class MatchError(LookupError):
-    """The match cannot be computed (no active model, wrong embedder...); the message says why."""
+    """The match cannot be computed (no active model, wrong embedder ...); the message says why."""
 
 
-class UnknownCandidateError(MatchError):
-    """No candidate has this id."""
+def pool_size(depth: int) -> int:
+    """Vector neighbours scored per candidate: scoring mixes in five more parts than similarity, so
+    the best ``depth`` by score come from well beyond the best ``depth`` by similarity."""
+    return max(MIN_POOL, min(MAX_POOL, 4 * depth))
 
 
-def candidate_embedding_text(profile: CandidateProfile) -> str:
-    """The text a candidate vector is computed from: exactly what the embedding stage uses for
-    stored candidates (headline, skills, resume head), so ad-hoc and stored vectors agree."""
-    from jobpipe.store.vectors import candidate_text
-
-    return candidate_text((profile.headline, profile.skills, profile.resume_text))
+# ---------------------------------------------------------------- job features
+_FEATURE_FIELDS = ("job_id", "company", "cities", "country", "remote", "job_type", "seniority", "salary",
+                   "salary_annual_max", "experience_min", "experience_max", "degree", "skills", "dedupe_key",
+                   "location_raw")
 
 
-def _active_model(conn: psycopg.Connection) -> tuple[str, int]:
-    info = active_model(conn)
-    if info is None:
-        raise MatchError("no active embedding model: run the pipeline to embed jobs first")
-    return info.model, info.dims
-
-
-def _vector_literal(vector: Sequence[float]) -> str:
-    return "[" + ",".join(f"{float(x):.7g}" for x in vector) + "]"
-
-
-#: What a match shows of a job (the read model's names).
-_MATCH_FIELDS = ("job_id", "source", "external_id", "title", "company", "cities", "salary", "url", "posted_at",
-                 "skills")
-
-
-def _nearest_jobs(conn: psycopg.Connection, vector: Sequence[float], model: str, dims: int,
-                  filters: SearchFilters, limit: int) -> list[dict[str, Any]]:
-    """Open (or filtered) jobs nearest to ``vector``, with their cosine similarity."""
-    filt = build_filter_sql(filters)
-    distance = sql.SQL("(e.embedding::vector({dims})) <=> %(qvec)s::vector({dims})").format(dims=sql.Literal(dims))
-    query = sql.SQL("""
-        SELECT j.job_id, 1 - ({distance}) AS similarity
-        FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id
-        WHERE e.model = {model} AND ({where})
-        ORDER BY {distance}
-        LIMIT %(limit)s
-    """).format(distance=distance, model=sql.Literal(model), where=sql.SQL(filt.where))
-    params = {**filt.params, "qvec": _vector_literal(vector), "limit": limit}
-    with conn.transaction():
-        # Filters must not starve the ANN scan: keep scanning the graph until LIMIT rows pass.
-        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(min(1000, max(100, limit)))))
-        nearest = conn.execute(query, params).fetchall()
-    jobs = load_jobs(conn, [job_id for job_id, _ in nearest], _MATCH_FIELDS)
-    return [jobs[job_id] | {"similarity": similarity} for job_id, similarity in nearest if job_id in jobs]
-
-
-def score_jobs(rows: list[dict[str, Any]], candidate_skills: Sequence[str], top_k: int) -> list[MatchResult]:
-    """Re-score vector neighbours with skill overlap; best first."""
-    have = {s.lower() for s in candidate_skills}
-    results = []
-    for row in rows:
-        job_skills = list(dict.fromkeys(row["skills"] or []))
-        matched = [s for s in job_skills if s.lower() in have]
-        missing = [s for s in job_skills if s.lower() not in have]
-        overlap = len(matched) / len(job_skills) if job_skills else 0.0
-        similarity = float(row["similarity"])
-        fused = VECTOR_WEIGHT * similarity + SKILL_WEIGHT * overlap
-        results.append(MatchResult(
-            job_id=row["job_id"], source=row["source"], external_id=row["external_id"], title=row["title"],
-            company=row["company"], cities=row["cities"], salary=row["salary"], url=row["url"],
-            posted_at=row["posted_at"], score=fused, vector_similarity=similarity, skill_overlap=overlap,
-            fused_score=fused, matched_skills=matched, missing_skills=missing,
-        ))
-    results.sort(key=lambda r: (-r.fused_score, -r.vector_similarity, r.job_id))
-    return results[:top_k]
-
-
-def _pool_size(top_k: int) -> int:
-    return max(MIN_POOL, min(MAX_POOL, top_k * POOL_FACTOR))
-
-
-def _embed_profile(embedder: Any, profile: CandidateProfile, model: str) -> np.ndarray:
-    if embedder is None:
-        raise MatchError("an embedder is needed to embed this resume")
-    if embedder.model != model:
-        raise MatchError(
-            f"the embedder is {embedder.model!r} but job vectors are from the active model {model!r}; "
-            "their similarities would mean nothing"
-        )
-    return np.asarray(embedder.embed_documents([candidate_embedding_text(profile)])[0], dtype=np.float32)
-
-
-def load_candidate(conn: psycopg.Connection, candidate_id: str) -> CandidateProfile:
-    row = conn.execute(
-        "SELECT candidate_id, resume_text, name, headline, skills, cities, experience_years, language, content_hash "
-        "FROM candidates WHERE candidate_id = %s", (candidate_id,),
-    ).fetchone()
-    if row is None:
-        raise UnknownCandidateError(f"unknown candidate_id {candidate_id!r}")
-    return CandidateProfile(
-        candidate_id=row[0], resume_text=row[1], name=row[2], headline=row[3], skills=list(row[4] or []),
-        cities=list(row[5] or []), experience_years=None if row[6] is None else float(row[6]),
-        language=row[7], content_hash=row[8],
+def _feature(row: dict[str, Any], nice: Iterable[str]) -> JobFeature:
+    salary = row["salary"] or {}
+    annual = row["salary_annual_max"]
+    currency = salary.get("currency")
+    return JobFeature(
+        job_id=int(row["job_id"]), skills=tuple(dict.fromkeys(row["skills"] or ())), nice=frozenset(nice),
+        cities=tuple(row["cities"] or ()), country=row["country"], remote=row["remote"], job_type=row["job_type"],
+        level=LEVELS.get(row["seniority"] or ""), experience_min=row["experience_min"],
+        experience_max=row["experience_max"], degree=DEGREE_LEVELS.get(row["degree"] or ""),
+        salary_usd=to_usd(annual, currency),
+        salary_max=None if annual is None else float(annual), salary_currency=currency,
+        location_raw=row["location_raw"], company=row["company"], dedupe_key=row["dedupe_key"],
     )
 
 
-def candidate_vector(conn: psycopg.Connection, profile: CandidateProfile, model: str, embedder: Any) -> np.ndarray:
-    """The stored vector for the active model when it is current, else a fresh one."""
+class JobFeatures:
+    """Job features by id, loaded through the jobs read model on demand (or all at once) and cached."""
+
+    def __init__(self, conn: psycopg.Connection):
+        self.conn = conn
+        self.cache: dict[int, JobFeature] = {}
+
+    def _nice(self, ids: Sequence[int]) -> dict[int, list[str]]:
+        return dict(self.conn.execute("SELECT job_id, nice_to_have FROM job_skill_tiers WHERE job_id = ANY(%s)",
+                                      (list(ids),)).fetchall())
+
+    def prefetch_open(self) -> int:
+        after = 0
+        while True:
+            rows = load_open_jobs(self.conn, _FEATURE_FIELDS, after_id=after)
+            if not rows:
+                break
+            nice = self._nice([r["job_id"] for r in rows])
+            for r in rows:
+                self.cache[r["job_id"]] = _feature(r, nice.get(r["job_id"], ()))
+            after = rows[-1]["job_id"]
+        return len(self.cache)
+
+    def get(self, ids: Sequence[int], *, refresh: bool = False) -> dict[int, JobFeature]:
+        missing = list(ids) if refresh else [i for i in ids if i not in self.cache]
+        if missing:
+            rows = load_jobs(self.conn, missing, _FEATURE_FIELDS)
+            nice = self._nice(list(rows))
+            for job_id, r in rows.items():
+                self.cache[job_id] = _feature(r, nice.get(job_id, ()))
+        return {i: self.cache[i] for i in ids if i in self.cache}
+
+    def forget(self, ids: Iterable[int]) -> None:
+        for i in ids:
+            self.cache.pop(i, None)
+
+
+def _np(value: Any) -> np.ndarray:
+    """A pgvector value as float32 numpy (the adapter returns ``Vector`` objects)."""
+    return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
+
+
+# ---------------------------------------------------------------- calibration
+def similarity_floor(conn: psycopg.Connection, model: ActiveModel, *, store: bool = True) -> float:
+    """The model's cosine similarity of two unrelated postings (median of random pairs), stored once.
+
+    Stored so that every list of a model is scored on the same scale; measured again only while
+    too few postings existed for a stable figure.
+    """
+    row = conn.execute("SELECT similarity_floor, pairs FROM match_calibration WHERE model = %s",
+                       (model.model,)).fetchone()
+    if row is not None and row[1] >= CALIBRATION_PAIRS // 2:
+        return float(row[0])
+    register_vector(conn)
+    vectors = [_np(r[0]) for r in conn.execute(
+        "SELECT e.embedding FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
+        "WHERE e.model = %s AND j.closed_at IS NULL ORDER BY md5(e.job_id::text) LIMIT 400", (model.model,))]
+    if len(vectors) < 10:
+        return float(row[0]) if row is not None else 0.0
+    matrix = np.stack(vectors)
+    matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, len(matrix), CALIBRATION_PAIRS)
+    b = rng.integers(0, len(matrix), CALIBRATION_PAIRS)
+    keep = a != b
+    sims = np.einsum("ij,ij->i", matrix[a[keep]], matrix[b[keep]])
+    floor = float(np.clip(np.median(sims), -0.99, 0.95))
+    pairs = int(keep.sum()) if len(matrix) >= 100 else min(int(keep.sum()), CALIBRATION_PAIRS // 2 - 1)
+    if store:
+        conn.execute("INSERT INTO match_calibration (model, similarity_floor, pairs) VALUES (%s, %s, %s) "
+                     "ON CONFLICT (model) DO UPDATE SET similarity_floor = EXCLUDED.similarity_floor, "
+                     "pairs = EXCLUDED.pairs, computed_at = now()", (model.model, floor, pairs))
+        if not conn.autocommit:
+            conn.commit()
+    return floor
+
+
+# ---------------------------------------------------------------- one candidate, in full
+@dataclass
+class Prepared:
+    """A candidate ready to be matched: features, hard filter, vector."""
+
+    candidate_id: str
+    features: CandidateFeatures
+    hard: HardFilter
+    vector: np.ndarray
+
+
+def excluded_jobs(conn: psycopg.Connection, companies: Sequence[str]) -> list[int]:
+    """Open jobs of the excluded companies: the same company after the dedupe key's normalization
+    ("Acme Inc." is "ACME"), or a name that starts with the excluded one ("Acme Cloud" for "Acme")."""
+    if not companies:
+        return []
+    wanted = [(normalize_company(c), c.strip().lower()) for c in companies if c.strip()]
+    out = []
+    for job_id, company in open_jobs_of_companies(conn, [c for _, c in wanted]).items():
+        norm, low = normalize_company(company), (company or "").strip().lower()
+        for w_norm, w_low in wanted:
+            if (w_norm and norm == w_norm) or (low.startswith(w_low) and (len(low) == len(w_low)
+                                                                           or not low[len(w_low)].isalnum())):
+                out.append(job_id)
+                break
+    return out
+
+
+def prepare(conn: psycopg.Connection, candidate_id: str, profile: CandidateProfile, prefs: CandidatePreferences,
+            vector: np.ndarray, *, extra: SearchFilters | None = None) -> Prepared:
+    eff = effective(profile, prefs)
+    hard = HardFilter.of(prefs, excluded_jobs(conn, prefs.exclude_companies), extra)
+    return Prepared(candidate_id, candidate_features(candidate_id, profile, eff), hard,
+                    np.asarray(vector, dtype=np.float32))
+
+
+@dataclass
+class FullResult:
+    ranked: list[Ranked]
+    similarity_floor: float | None     # the pool's last similarity when the pool was full
+    complete: bool                     # the list holds every job passing the hard preferences
+    plan: str = ""
+
+
+def compute_full(conn: psycopg.Connection, model: ActiveModel, prepared: Prepared, features: JobFeatures,
+                 floor: float, depth: int) -> FullResult:
+    """The candidate's best ``depth`` jobs, found through search's vector plan and scored."""
+    fsql = prepared.hard.sql()
+    plan = choose_plan(conn, fsql)
+    pool = pool_size(depth)
+    hits = vector_candidates(conn, model, prepared.vector, fsql, pool, plan)
+    if not hits:
+        return FullResult([], None, True, plan.method)
+    found = features.get([h.job_id for h in hits])
+    hits = [h for h in hits if h.job_id in found]
+    batch = JobBatch([found[h.job_id] for h in hits])
+    similarity = 1.0 - np.fromiter((h.distance for h in hits), dtype=np.float64, count=len(hits))
+    scores, parts = score_batch(prepared.features, batch, similarity, floor)
+    ranked = rank(batch, np.arange(len(batch)), scores, parts, similarity, depth)
+    full = len(hits) >= pool
+    return FullResult(ranked, float(similarity[-1]) if full else None, not full and len(ranked) < depth,
+                      plan.method + ("+fallback" if plan.fallback else ""))
+
+
+# ---------------------------------------------------------------- writing lists
+_ROW_TYPES = ["text", "int8", "text", "float4", "float4", "float4", "float4", "float4", "float4", "float4", "float4",
+              "text[]", "text[]", "text[]", "text[]", "text"]
+_ROW_COLUMNS = ("candidate_id, job_id, model, score, semantic, skills, experience, location, job_type, salary, "
+                "similarity, matched_skills, missing_skills, matched_nice, missing_nice, dedupe_key")
+
+
+def _row(candidate_id: str, model: str, cand: CandidateFeatures, r: Ranked) -> tuple:
+    ex = explain_skills(cand, r.feature)
+    return (candidate_id, r.feature.job_id, model, round(r.score, 3), *(round(r.parts[p], 3) for p in PARTS),
+            round(r.similarity, 5), ex["matched_skills"], ex["missing_skills"], ex["matched_nice"],
+            ex["missing_nice"], r.feature.dedupe_key)
+
+
+def _copy_rows(cur: psycopg.Cursor, rows: list[tuple]) -> None:
+    if not rows:
+        return
+    with cur.copy(f"COPY candidate_matches ({_ROW_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types(_ROW_TYPES)
+        for row in rows:
+            copy.write_row(row)
+
+
+def write_full(conn: psycopg.Connection, model: str,
+               results: list[tuple[Prepared, FullResult, str]]) -> int:
+    """Replace the lists (and match state) of these candidates in one transaction; returns rows written."""
+    if not results:
+        return 0
+    ids = [p.candidate_id for p, _, _ in results]
+    rows = [_row(p.candidate_id, model, p.features, r) for p, res, _ in results for r in res.ranked]
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("DELETE FROM candidate_matches WHERE candidate_id = ANY(%s)", (ids,))
+        _copy_rows(cur, rows)
+        cur.executemany(
+            "INSERT INTO candidate_match_state (candidate_id, model, match_hash, similarity_floor, complete) "
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (candidate_id) DO UPDATE SET model = EXCLUDED.model, "
+            "match_hash = EXCLUDED.match_hash, similarity_floor = EXCLUDED.similarity_floor, "
+            "complete = EXCLUDED.complete, computed_at = now()",
+            [(p.candidate_id, model, match_hash, res.similarity_floor, res.complete) for p, res, match_hash in results])
+    return len(rows)
+
+
+# ---------------------------------------------------------------- the nightly refresh
+@dataclass
+class MatchRefresh:
+    """What one refresh did (counts only)."""
+
+    recomputed: int = 0           # candidates whose list was written (in full or in part)
+    full: int = 0                 # ... of which recomputed in full
+    partial: int = 0              # ... of which only the touched entries changed
+    waiting: int = 0              # candidates without a current vector of the active model
+    jobs_touched: int = 0         # jobs inserted/updated/reopened since the last refresh (and their duplicates)
+    jobs_gone: int = 0            # jobs closed (or without a vector) since
+    rows_written: int = 0
+    rows_removed: int = 0
+    model: str | None = None
+    seconds: float = 0.0
+    plans: dict[str, int] = field(default_factory=dict)
+
+    def as_metadata(self) -> dict[str, Any]:
+        return {"recomputed": self.recomputed, "full": self.full, "partial": self.partial, "waiting": self.waiting,
+                "jobs_touched": self.jobs_touched, "jobs_gone": self.jobs_gone, "rows_written": self.rows_written,
+                "rows_removed": self.rows_removed, "model": self.model or "", "seconds": round(self.seconds, 2)}
+
+
+_CANDIDATE_STATE = """
+SELECT c.candidate_id, c.match_hash, s.model, s.match_hash, s.similarity_floor, s.complete,
+       (e.candidate_id IS NOT NULL) AS has_vector
+FROM candidates c
+LEFT JOIN candidate_match_state s ON s.candidate_id = c.candidate_id
+LEFT JOIN candidate_embeddings e ON e.candidate_id = c.candidate_id AND e.model = %(model)s
+                                AND e.content_hash = c.content_hash
+ORDER BY c.candidate_id
+"""
+# The open jobs with a vector of the model, with the record hash the lists should reflect: a job
+# whose vector is stale (content changed, not re-embedded yet) keeps its remembered hash until it is.
+_CURRENT_JOBS = """
+SELECT j.job_id, CASE WHEN e.content_hash = j.content_hash OR s.record_hash IS NULL THEN j.record_hash
+                      ELSE s.record_hash END
+FROM jobs j JOIN job_embeddings e ON e.job_id = j.job_id AND e.model = %(model)s
+LEFT JOIN candidate_match_jobs s ON s.job_id = j.job_id
+WHERE j.closed_at IS NULL
+"""
+
+
+def _candidate_vectors(conn: psycopg.Connection, ids: Sequence[str], model: str) -> dict[str, np.ndarray]:
+    register_vector(conn)
+    return {cid: _np(v) for cid, v in conn.execute(
+        "SELECT e.candidate_id, e.embedding FROM candidate_embeddings e JOIN candidates c USING (candidate_id) "
+        "WHERE e.model = %s AND e.content_hash = c.content_hash AND e.candidate_id = ANY(%s)", (model, list(ids)))}
+
+
+def _prepare_many(conn: psycopg.Connection, stored: list[StoredCandidate], vectors: dict[str, np.ndarray]
+                  ) -> list[tuple[Prepared, str]]:
+    out = []
+    for s in stored:
+        vector = vectors.get(s.candidate_id)
+        if vector is None:
+            continue
+        out.append((prepare(conn, s.candidate_id, s.profile, s.preferences, vector), s.match_hash))
+    return out
+
+
+def _full_builds(conn: psycopg.Connection, model: ActiveModel, ids: list[str], features: JobFeatures, floor: float,
+                 depth: int, result: MatchRefresh, progress: Callable[[int, int], None] | None) -> None:
+    for start in range(0, len(ids), _WRITE_BATCH):
+        chunk = ids[start:start + _WRITE_BATCH]
+        stored = load_candidates(conn, chunk)
+        prepared = _prepare_many(conn, stored, _candidate_vectors(conn, chunk, model.model))
+        results = []
+        for p, match_hash in prepared:
+            res = compute_full(conn, model, p, features, floor, depth)
+            result.plans[res.plan] = result.plans.get(res.plan, 0) + 1
+            results.append((p, res, match_hash))
+        result.rows_written += write_full(conn, model.model, results)
+        result.full += len(results)
+        if not conn.autocommit:
+            conn.commit()
+        if progress:
+            progress(min(start + _WRITE_BATCH, len(ids)), len(ids))
+
+
+def _job_vectors(conn: psycopg.Connection, ids: Sequence[int], model: str) -> dict[int, np.ndarray]:
+    register_vector(conn)
+    return {job_id: _np(v) for job_id, v in conn.execute(
+        "SELECT job_id, embedding FROM job_embeddings WHERE model = %s AND job_id = ANY(%s)", (model, list(ids)))}
+
+
+def _siblings(conn: psycopg.Connection, keys: Sequence[str]) -> list[int]:
+    """Open jobs sharing a dedupe key with a changed or closed job: one of them may now lead its group."""
+    if not keys:
+        return []
+    return [r[0] for r in conn.execute(
+        "SELECT job_id FROM jobs WHERE closed_at IS NULL AND dedupe_key = ANY(%s)", (list(keys),))]
+
+
+def _partial(conn: psycopg.Connection, model: ActiveModel, ids: list[str], touched: list[int],
+             features: JobFeatures, floor: float, depth: int, result: MatchRefresh,
+             state: dict[str, tuple[float | None, bool]]) -> None:
+    """Score the touched jobs against these candidates; each enters a list where it beats the list's end."""
+    vectors = _job_vectors(conn, touched, model.model)
+    found = features.get([j for j in touched if j in vectors], refresh=True)
+    jobs = [found[j] for j in touched if j in found]
+    if not jobs or not ids:
+        return
+    batch = JobBatch(jobs)
+    job_matrix = np.stack([vectors[j.job_id] for j in jobs])
+    job_matrix /= np.maximum(np.linalg.norm(job_matrix, axis=1, keepdims=True), 1e-12)
+    ends = {cid: (n, float(low)) for cid, n, low in conn.execute(
+        "SELECT candidate_id, count(*), min(score) FROM candidate_matches WHERE candidate_id = ANY(%s) "
+        "GROUP BY candidate_id", (ids,))}
+    for start in range(0, len(ids), 1000):
+        chunk = ids[start:start + 1000]
+        stored = load_candidates(conn, chunk)
+        cvec = _candidate_vectors(conn, chunk, model.model)
+        prepared = [p for p, _ in _prepare_many(conn, stored, cvec)]
+        if not prepared:
+            continue
+        cmatrix = np.stack([p.vector for p in prepared])
+        cmatrix /= np.maximum(np.linalg.norm(cmatrix, axis=1, keepdims=True), 1e-12)
+        sims = (cmatrix @ job_matrix.T).astype(np.float64)
+        skills = batch.skill_matrix([p.features for p in prepared])
+        matched_req = skills @ batch.required.T
+        matched_nice = skills @ batch.nice.T
+        for row, p in enumerate(prepared):
+            pool_floor, complete = state.get(p.candidate_id, (None, False))
+            keep = p.hard.mask(batch)
+            if pool_floor is not None:
+                keep &= sims[row] >= pool_floor
+            if not keep.any():
+                continue
+            scores, parts = score_batch(p.features, batch, sims[row], floor,
+                                        matched=(matched_req[row], matched_nice[row]))
+            count, low = ends.get(p.candidate_id, (0, float("-inf")))
+            if not complete:
+                keep &= scores > low
+            rows = np.flatnonzero(keep)
+            if len(rows) == 0:
+                continue
+            new = rank(batch, rows, scores, parts, sims[row], depth)
+            if _merge(conn, model.model, p, new, depth, complete, result):
+                result.partial += 1
+
+
+def _merge(conn: psycopg.Connection, model: str, p: Prepared, new: list[Ranked], depth: int, complete: bool,
+           result: MatchRefresh) -> bool:
+    """Merge new entries into a stored list: one per duplicate group, best ``depth`` kept."""
+    existing = conn.execute("SELECT job_id, score, dedupe_key FROM candidate_matches WHERE candidate_id = %s",
+                            (p.candidate_id,)).fetchall()
+    entries: list[tuple[float, int, str | None, Ranked | None]] = [(float(s), j, k, None) for j, s, k in existing]
+    entries += [(r.score, r.feature.job_id, r.feature.dedupe_key, r) for r in new]
+    entries.sort(key=lambda e: (-round(e[0], 3), e[1]))
+    kept: list[tuple[float, int, str | None, Ranked | None]] = []
+    groups: set[str] = set()
+    for e in entries:
+        if e[2] is not None:
+            if e[2] in groups:
+                continue
+            groups.add(e[2])
+        kept.append(e)
+    trimmed = len(kept) > depth
+    kept = kept[:depth]
+    kept_ids = {e[1] for e in kept}
+    drop = [j for j, _, _ in existing if j not in kept_ids]
+    add = [e[3] for e in kept if e[3] is not None]
+    if not add and not drop:
+        return False
+    with conn.transaction(), conn.cursor() as cur:
+        if drop:
+            cur.execute("DELETE FROM candidate_matches WHERE candidate_id = %s AND job_id = ANY(%s)",
+                        (p.candidate_id, drop))
+        _copy_rows(cur, [_row(p.candidate_id, model, p.features, r) for r in add])
+        cur.execute("UPDATE candidate_match_state SET computed_at = now(), complete = complete AND %s "
+                    "WHERE candidate_id = %s", (not trimmed, p.candidate_id))
+    result.rows_written += len(add)
+    result.rows_removed += len(drop)
+    return True
+
+
+def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, reserve: int = DEFAULT_RESERVE,
+                    full: bool = False, progress: Callable[[int, int], None] | None = None) -> MatchRefresh:
+    """Bring every candidate's list up to date with the jobs and the candidate (module docstring); commits."""
+    started = time.perf_counter()
+    result = MatchRefresh()
+    model = serving_model(conn)
+    if model is None:
+        return result
+    result.model = model.model
+    depth = top_n + reserve
+    from jobpipe.candidates.tiers import sync_skill_tiers
+
+    sync_skill_tiers(conn)
+    floor = similarity_floor(conn, model)
+    rows = conn.execute(_CANDIDATE_STATE, {"model": model.model}).fetchall()
+    snapshot_models = [r[0] for r in conn.execute("SELECT DISTINCT model FROM candidate_match_jobs")]
+    rebuild = full or snapshot_models != [model.model]   # none yet, or another model's: every list in full
+    current = dict(conn.execute(_CURRENT_JOBS, {"model": model.model}).fetchall())
+    if not conn.autocommit:
+        conn.commit()
+
+    full_ids, partial_ids, waiting, stale = [], [], [], []
+    state: dict[str, tuple[float | None, bool]] = {}
+    for cid, match_hash, s_model, s_hash, s_floor, s_complete, has_vector in rows:
+        if not has_vector:
+            waiting.append(cid)
+            if s_model is not None and (s_model != model.model or s_hash != match_hash):
+                stale.append(cid)   # a list computed from another model or an older profile: not shown
+            continue
+        if rebuild or s_model != model.model or s_hash != match_hash:
+            full_ids.append(cid)
+        else:
+            partial_ids.append(cid)
+            state[cid] = (None if s_floor is None else float(s_floor), bool(s_complete))
+    result.waiting = len(waiting)
+    if stale:
+        with conn.transaction():
+            conn.execute("DELETE FROM candidate_matches WHERE candidate_id = ANY(%s)", (stale,))
+            conn.execute("DELETE FROM candidate_match_state WHERE candidate_id = ANY(%s)", (stale,))
+
+    features = JobFeatures(conn)
+    seen: dict[int, str] = {}
+    if not rebuild:
+        seen = dict(conn.execute("SELECT job_id, record_hash FROM candidate_match_jobs").fetchall())
+        changed = [j for j, h in current.items() if seen.get(j) != h]
+        gone = [j for j in seen if j not in current]
+        result.jobs_gone = len(gone)
+        leaving = gone + changed
+        keys = [r[0] for r in conn.execute(
+            "SELECT DISTINCT dedupe_key FROM candidate_matches WHERE job_id = ANY(%s) AND dedupe_key IS NOT NULL",
+            (leaving,))] if leaving else []
+        keys += [k for k in (f.dedupe_key for f in features.get(changed, refresh=True).values()) if k]
+        touched = sorted(set(changed) | (set(_siblings(conn, sorted(set(keys)))) & set(current)))
+        result.jobs_touched = len(touched)
+        if leaving:
+            # A closed job leaves every list now; a changed one is scored again below.
+            with conn.transaction():
+                result.rows_removed += conn.execute(
+                    "DELETE FROM candidate_matches WHERE job_id = ANY(%s) AND NOT (candidate_id = ANY(%s))",
+                    (leaving, full_ids)).rowcount
+        counts = dict(conn.execute(
+            "SELECT candidate_id, count(*) FROM candidate_matches WHERE candidate_id = ANY(%s) GROUP BY candidate_id",
+            (partial_ids,)).fetchall())
+        short = {c for c in partial_ids if counts.get(c, 0) < top_n and not state[c][1]}
+        partial_ids = [c for c in partial_ids if c not in short]
+        full_ids += sorted(short)
+        if touched and partial_ids:
+            _partial(conn, model, partial_ids, touched, features, floor, depth, result, state)
+        if not conn.autocommit:
+            conn.commit()
+    else:
+        full_ids += partial_ids
+        partial_ids = []
+
+    if full_ids:
+        if len(full_ids) > 200:
+            features.prefetch_open()
+        _full_builds(conn, model, sorted(full_ids), features, floor, depth, result, progress)
+
+    # remember what the lists now reflect; whatever happened above, no closed job stays in a list
+    with conn.transaction(), conn.cursor() as cur:
+        cur.execute("DELETE FROM candidate_matches m USING jobs j WHERE j.job_id = m.job_id AND j.closed_at IS NOT NULL")
+        result.rows_removed += cur.rowcount
+        if rebuild or not partial_ids:
+            cur.execute("DELETE FROM candidate_match_jobs")
+            with cur.copy("COPY candidate_match_jobs (job_id, record_hash, model) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(["int8", "text", "text"])
+                for job_id, record_hash in current.items():
+                    copy.write_row((job_id, record_hash, model.model))
+        else:
+            cur.execute("DELETE FROM candidate_match_jobs WHERE NOT (job_id = ANY(%s))", (list(current),))
+            cur.executemany(
+                "INSERT INTO candidate_match_jobs (job_id, record_hash, model) VALUES (%s, %s, %s) "
+                "ON CONFLICT (job_id) DO UPDATE SET record_hash = EXCLUDED.record_hash, model = EXCLUDED.model",
+                [(j, h, model.model) for j, h in current.items() if seen.get(j) != h])
+    if not conn.autocommit:
+        conn.commit()
+    result.recomputed = result.full + result.partial
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def match_candidate_now(conn: psycopg.Connection, candidate_id: str, *, top_n: int = DEFAULT_TOP_N,
+                        reserve: int = DEFAULT_RESERVE) -> int:
+    """Recompute one candidate's list right away (the API and CLI after adding a candidate); rows written.
+
+    Needs the candidate's vector of the active model; returns 0 (nothing written) without one.
+    """
+    model = serving_model(conn)
+    if model is None:
+        return 0
+    stored = load_candidate(conn, candidate_id)
+    vectors = _candidate_vectors(conn, [candidate_id], model.model)
+    if candidate_id not in vectors:
+        return 0
+    floor = similarity_floor(conn, model, store=False)
+    prepared = prepare(conn, candidate_id, stored.profile, stored.preferences, vectors[candidate_id])
+    res = compute_full(conn, model, prepared, JobFeatures(conn), floor, top_n + reserve)
+    written = write_full(conn, model.model, [(prepared, res, stored.match_hash)])
+    if not conn.autocommit:
+        conn.commit()
+    return written
+
+
+# ---------------------------------------------------------------- reading and ad-hoc matching
+_SHOWN = ("job_id", "source", "external_id", "title", "company", "cities", "salary", "url", "posted_at", "remote",
+          "job_type")
+
+
+def _results(conn: psycopg.Connection, scored: list[tuple[int, float, dict[str, float], float, dict[str, list[str]]]]
+             ) -> list[MatchResult]:
+    jobs = load_jobs(conn, [s[0] for s in scored], _SHOWN)
+    out = []
+    for rank_no, (job_id, score, parts, similarity, skills) in enumerate(scored, 1):
+        job = jobs.get(job_id)
+        if job is None:
+            continue
+        out.append(MatchResult(
+            job_id=job_id, source=job["source"], external_id=job["external_id"], title=job["title"],
+            company=job["company"], cities=job["cities"], salary=job["salary"], url=job["url"],
+            posted_at=job["posted_at"], score=score, parts=parts, similarity=similarity, remote=job["remote"],
+            job_type=job["job_type"], rank=rank_no, **skills))
+    return out
+
+
+@dataclass
+class StoredMatches:
+    candidate_id: str
+    model: str | None
+    results: list[MatchResult]
+    computed_at: Any = None
+    note: str | None = None
+
+
+def read_matches(conn: psycopg.Connection, candidate_id: str, *, top_k: int = 10,
+                 top_n: int = DEFAULT_TOP_N) -> StoredMatches:
+    """A candidate's materialized matches, best first (at most ``top_n``: the reserve is never shown)."""
     row = conn.execute(
-        "SELECT embedding, content_hash FROM candidate_embeddings WHERE candidate_id = %s AND model = %s",
-        (profile.candidate_id, model),
-    ).fetchone()
-    if row is not None and (row[1] == profile.content_hash or embedder is None):
-        return np.asarray(row[0].to_numpy() if hasattr(row[0], "to_numpy") else row[0], dtype=np.float32)
-    return _embed_profile(embedder, profile, model)
+        "SELECT c.candidate_id, s.model, s.computed_at, m.model FROM candidates c "
+        "LEFT JOIN candidate_match_state s ON s.candidate_id = c.candidate_id "
+        "LEFT JOIN embedding_models m ON m.state = 'active' WHERE c.candidate_id = %s", (candidate_id,)).fetchone()
+    if row is None:
+        raise UnknownCandidateError(f"unknown candidate_id {candidate_id!r}")
+    _, list_model, computed_at, active = row
+    if list_model is None or list_model != active:
+        note = ("no matches computed yet: they are computed by the pipeline's candidate_matches stage"
+                if list_model is None else f"matches were computed with {list_model!r}, not the active model")
+        return StoredMatches(candidate_id, active, [], computed_at, note)
+    rows = conn.execute(
+        f"SELECT job_id, score, similarity, {', '.join(PARTS)}, matched_skills, missing_skills, matched_nice, "
+        "missing_nice FROM candidate_matches WHERE candidate_id = %s AND model = %s "
+        "ORDER BY score DESC, job_id LIMIT %s", (candidate_id, active, min(top_k, top_n))).fetchall()
+    scored = []
+    for r in rows:
+        parts = {name: float(v) for name, v in zip(PARTS, r[3:3 + len(PARTS)])}
+        rest = r[3 + len(PARTS):]
+        scored.append((int(r[0]), float(r[1]), parts, float(r[2]),
+                       {"matched_skills": list(rest[0]), "missing_skills": list(rest[1]),
+                        "matched_nice": list(rest[2]), "missing_nice": list(rest[3])}))
+    return StoredMatches(candidate_id, active, _results(conn, scored), computed_at)
 
 
-def match_with_profile(conn: psycopg.Connection, *, candidate_id: str | None = None,
-                       resume_text: str | None = None, filters: SearchFilters | None = None, top_k: int = 10,
-                       embedder: Any = None) -> tuple[CandidateProfile, list[MatchResult]]:
-    """:func:`match`, also returning the candidate profile the ranking used (its skills, cities)."""
+def _embed(embedder: Any, text: str, model: str) -> np.ndarray:
+    if embedder is None:
+        raise MatchError("an embedder is needed to embed this resume")
+    if embedder.model != model:
+        raise MatchError(f"the embedder is {embedder.model!r} but job vectors are from the active model {model!r}; "
+                         "their similarities would mean nothing")
+    return np.asarray(embedder.embed_documents([text])[0], dtype=np.float32)
+
+
+def match_with_profile(conn: psycopg.Connection, *, candidate_id: str | None = None, resume_text: str | None = None,
+                       filters: SearchFilters | None = None, top_k: int = 10, embedder: Any = None,
+                       preferences: CandidatePreferences | None = None) -> tuple[CandidateProfile, list[MatchResult]]:
+    """Jobs ranked now for a stored candidate or for raw resume text (exactly one), under ``filters``.
+
+    The same retrieval and scoring as the materialized lists, plus the request's own filters.
+    """
     if (candidate_id is None) == (resume_text is None):
         raise ValueError("give exactly one of candidate_id or resume_text")
-    model, dims = _active_model(conn)
+    model = serving_model(conn)
+    if model is None:
+        raise MatchError("no active embedding model: run the pipeline to embed jobs first")
     if candidate_id is not None:
-        profile = load_candidate(conn, candidate_id)
-        vector = candidate_vector(conn, profile, model, embedder)
+        stored = load_candidate(conn, candidate_id)
+        profile, prefs = stored.profile, preferences or stored.preferences
+        vector = _candidate_vectors(conn, [candidate_id], model.model).get(candidate_id)
+        if vector is None:
+            vector = _embed(embedder, stored.embedding_text, model.model)
     else:
         from jobpipe.candidates.parse import parse_resume
 
         profile = parse_resume("(ad hoc)", resume_text or "")
-        vector = _embed_profile(embedder, profile, model)
-    rows = _nearest_jobs(conn, vector, model, dims, filters or SearchFilters(), _pool_size(top_k))
-    return profile, score_jobs(rows, profile.skills, top_k)
+        prefs = preferences or CandidatePreferences()
+        vector = _embed(embedder, embedding_text(profile), model.model)
+    prepared = prepare(conn, profile.candidate_id, profile, prefs, vector, extra=filters)
+    floor = similarity_floor(conn, model, store=False)
+    res = compute_full(conn, model, prepared, JobFeatures(conn), floor, max(top_k, 1))
+    scored = [(r.feature.job_id, r.score, r.parts, r.similarity, explain_skills(prepared.features, r.feature))
+              for r in res.ranked[:top_k]]
+    return profile, _results(conn, scored)
 
 
-def match(conn: psycopg.Connection, *, candidate_id: str | None = None, resume_text: str | None = None,
-          filters: SearchFilters | None = None, top_k: int = 10, embedder: Any = None) -> list[MatchResult]:
-    """Jobs ranked for a stored candidate or for raw resume text (exactly one of the two)."""
-    return match_with_profile(conn, candidate_id=candidate_id, resume_text=resume_text, filters=filters,
-                              top_k=top_k, embedder=embedder)[1]
-
-
-_WRITE_MATCH = """
-INSERT INTO candidate_matches (candidate_id, job_id, rank, score, vector_score, skill_score,
-                               matched_skills, missing_skills, model, computed_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, now())
-"""
-
-
-def compute_matches(conn: psycopg.Connection, embedder: Any, *, top_k: int = 20) -> int:
-    """Precompute every candidate's top ``top_k`` open jobs into ``candidate_matches``; commit.
-
-    Each candidate's rows are replaced as a whole (old ranks never linger next to new ones).
-    Candidates without a current stored vector are embedded on the fly (not stored: storing
-    vectors is the embedding stage's job). Returns the number of rows written.
-    """
-    model, dims = _active_model(conn)
-    ids = [r[0] for r in conn.execute("SELECT candidate_id FROM candidates ORDER BY candidate_id")]
-    conn.commit()
-    written = 0
-    pool = _pool_size(top_k)
-    for candidate_id in ids:
-        profile = load_candidate(conn, candidate_id)
-        vector = candidate_vector(conn, profile, model, embedder)
-        results = score_jobs(_nearest_jobs(conn, vector, model, dims, SearchFilters(), pool), profile.skills, top_k)
-        with conn.transaction(), conn.cursor() as cur:
-            cur.execute("DELETE FROM candidate_matches WHERE candidate_id = %s", (candidate_id,))
-            cur.executemany(_WRITE_MATCH, [
-                (candidate_id, r.job_id, rank, r.fused_score, r.vector_similarity, r.skill_overlap,
-                 r.matched_skills, r.missing_skills, model)
-                for rank, r in enumerate(results, start=1)
-            ])
-        written += len(results)
-    conn.commit()
-    # Candidates that no longer exist lose their rows through ON DELETE CASCADE.
-    return written
+def match(conn: psycopg.Connection, **kwargs: Any) -> list[MatchResult]:
+    """:func:`match_with_profile` without the profile."""
+    return match_with_profile(conn, **kwargs)[1]

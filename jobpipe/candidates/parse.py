@@ -1,26 +1,36 @@
-"""Resume text -> CandidateProfile, with the same skill and city vocabulary as jobs.
+"""Resume text -> CandidateProfile, with the same normalizers and vocabulary as postings.
 
-Matching compares a candidate's skills and cities with the jobs' own canonical values, so
-the profile is built with the normalizer's taxonomy (``extract_skills``, ``resolve_city``)
-rather than a vocabulary of its own. The rest (experience, headline, language) is
-best-effort heuristics over free text: a profile is a hint for ranking, never a filter
-that could hide a job from a candidate.
+Matching compares a candidate with jobs field by field, so each field is read with the
+normalizer that produced the jobs' one: skills with the bilingual taxonomy
+(``extract_skills``), cities with the gazetteer (``resolve_city``), seniority with
+``parse_seniority``, job types with ``parse_job_type``, degrees with the degree patterns,
+salary with ``parse_salary``/``annualize``. The text is redacted first
+(:mod:`jobpipe.candidates.redact`): every field below is derived from the redacted text.
+
+Experience is computed from the work history's date ranges (overlapping periods counted
+once, education periods left out) rather than only taken from a stated "5 years"; both are
+kept. A profile is a hint for ranking: only explicit preferences ever hide a job.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-from dataclasses import asdict
 from datetime import date
 
-from jobpipe.candidates.models import CandidateProfile
+from jobpipe.candidates.models import CandidateProfile, SkillEvidence, WorkPeriod
+from jobpipe.candidates.redact import Redaction, redact
+from jobpipe.candidates.sections import Section, lines_of, split_sections
+
+#: Bumped when parsing changes: stored profiles of an older version are parsed again.
+PARSER_VERSION = 1
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_CHAR = re.compile(r"[A-Za-z]")
 _CN_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _NUM = r"(\d{1,2}(?:\.\d)?|[一两二三四五六七八九十]{1,2})"
+MAX_HEADLINE_CHARS = 120
+MAX_CITIES = 5
+MAX_EVIDENCE_CHARS = 160
 
 # Explicit statements of total experience ("5+ years of experience", "3年以上工作经验").
 _EXPERIENCE_PATTERNS = [
@@ -29,37 +39,83 @@ _EXPERIENCE_PATTERNS = [
     re.compile(_NUM + r"\s*(?:\+|多)?\s*年(?:以上)?的?[\u4e00-\u9fff]{0,8}?经验"),
     re.compile(r"(?:工作经验|工作年限|从业年限|工龄)\s*[:：]?\s*" + _NUM + r"\s*年?"),
 ]
-# Employment periods: "2016 - 2020", "2018.03-至今", "2019年7月 – 至今", "Jan 2016 - Present".
-_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
-_PERIOD = re.compile(
-    r"((?:19|20)\d{2})(?:\s*[./年-]\s*\d{1,2}\s*月?)?\s*(?:-|–|—|~|～|to|至)\s*"
-    r"(?:" + _MONTHS + r"\s*)?((?:19|20)\d{2}|至今|现在|今|present|current|now|date)",
-    re.I,
-)
+
+# ---------------------------------------------------------------- work periods
+_MONTH_NAMES = {m: i for i, names in enumerate(
+    [("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
+     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+     ("dec", "december")], start=1) for m in names}
+_MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_YEAR = r"(?:19[5-9]\d|20[0-4]\d)"
+_POINT = (r"(?:" + _MON + r"\s*,?\s*" + _YEAR
+          + r"|" + _YEAR + r"(?:\s*[./\-年]\s*\d{1,2}(?!\d)\s*月?)?"
+          + r"|\d{1,2}\s*[./]\s*" + _YEAR + r")")
+_NOW = r"(?:present|current(?:ly)?|now|today|date|ongoing|至今|今|现在|目前|now)"
+_PERIOD = re.compile(r"(?<![\d])(" + _POINT + r")\s*(?:-|–|—|~|～|to|until|till|至|到|－)\s*(" + _POINT + r"|" + _NOW + r")(?![\d])",
+                     re.I)
 # Study periods are not work experience.
 _EDUCATION = re.compile(
     r"大学|学院|学校|本科|硕士|博士|研究生|学士|专科|在读|GPA|university|college|school|bachelor|master|"
-    r"ph\.?d|b\.?sc|m\.?sc|education|degree",
+    r"ph\.?d|b\.?sc|m\.?sc|b\.?tech|m\.?tech|education|degree|diploma|graduat",
     re.I,
 )
-_LOCATION_LINE = re.compile(
-    r"(?:location|address|based in|city|现居|现居住地|居住地|所在地|所在城市|期望城市|期望地点|工作地点|意向城市)\s*[:：]?\s*(.+)",
-    re.I,
-)
-_HEADLINE_LINE = re.compile(
-    r"^\s*(?:求职意向|期望职位|应聘职位|目标职位|意向岗位|headline|title|objective|current title)\s*[:：]\s*(.+)$", re.I
-)
-_CONTACT = re.compile(r"@|https?://|\+?\d[\d\s\-()]{7,}\d")
+TODAY_UNUSED = date(2000, 1, 1)   # _point reads the text only
+#: A year-only date is taken as the middle of that year.
+_UNKNOWN_MONTH = 7
+
+# ---------------------------------------------------------------- titles, locations, preferences
 _ROLE_WORD = re.compile(
     r"\b(?:engineer|developer|scientist|analyst|manager|designer|architect|consultant|specialist|lead|"
-    r"director|administrator|intern|programmer|researcher|officer|accountant|teacher|nurse|technician)s?\b|"
-    r"工程师|开发|经理|分析师|设计师|架构师|顾问|专员|总监|主管|实习|研究员|运营|产品|测试|算法|会计|教师",
+    r"director|administrator|intern|programmer|researcher|officer|accountant|teacher|nurse|technician|"
+    r"executive|associate|coordinator|tester|advocate|lawyer|trainer|operator|supervisor|head|vp|president|"
+    r"cto|ceo|founder|dba|sre|devops)s?\b|"
+    r"工程师|开发|经理|分析师|设计师|架构师|顾问|专员|总监|主管|实习|研究员|运营|产品|测试|算法|会计|教师|律师|助理|负责人|专家",
     re.I,
 )
+_OBJECTIVE_LINE = re.compile(
+    r"^\s*(?:求职意向|期望职位|应聘职位|目标职位|意向岗位|期望岗位|应聘岗位|objective|target (?:role|position|title)s?|"
+    r"desired (?:role|position)|looking for|seeking)\s*[:：]?\s*(.+)$", re.I)
+_HEADLINE_LINE = re.compile(r"^\s*(?:headline|title|current title|current role|职位|当前职位|目前职位)\s*[:：]\s*(.+)$", re.I)
 _NOT_HEADLINES = {"resume", "curriculum vitae", "cv", "简历", "个人简历", "求职简历"}
-_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z.'\-]*")
-MAX_HEADLINE_CHARS = 120
-MAX_CITIES = 5
+_LOCATION_LINE = re.compile(
+    r"(?:location|based in|city|current location|现居|现居住地|居住地|所在地|所在城市|现居城市|目前所在地)\s*[:：]?\s*(.+)",
+    re.I,
+)
+_DESIRED_CITY_LINE = re.compile(
+    r"(?:期望城市|期望地点|工作地点|意向城市|期望工作地点|意向地点|preferred locations?|desired locations?|"
+    r"willing to relocate to|open to relocat(?:e|ion) to)\s*[:：]?\s*(.+)", re.I)
+_SALARY_LINE = re.compile(
+    r"(?:期望薪资|期望月薪|期望年薪|期望薪酬|薪资要求|期望待遇|薪资期望|目前薪资|expected salary|salary expectations?|"
+    r"desired salary|expected (?:compensation|ctc)|target (?:salary|compensation)|salary requirements?)\s*[:：]?\s*([^\n|｜；;]+)",
+    re.I,
+)
+_REMOTE_YES = re.compile(
+    r"open to remote|remote[- ]?(?:only|first|friendly|preferred)|prefer(?:s|red)? remote|fully remote|work remotely|"
+    r"remote work|available (?:for|to work) remote(?:ly)?|willing to work remote(?:ly)?|接受远程|希望远程|远程办公|远程工作|可远程",
+    re.I,
+)
+_REMOTE_NO = re.compile(r"no remote|not open to remote|on-?site only|office only|不接受远程|不考虑远程", re.I)
+_LANGUAGES = {
+    "en": r"english|英语|英文",
+    "zh": r"mandarin|chinese|普通话|中文|汉语|国语",
+    "yue": r"cantonese|粤语|广东话",
+    "ja": r"japanese|日语|日文",
+    "ko": r"korean|韩语|韩文",
+    "de": r"german|deutsch|德语",
+    "fr": r"french|français|法语",
+    "es": r"spanish|español|西班牙语",
+    "ru": r"russian|俄语",
+    "he": r"hebrew|希伯来语",
+    "ar": r"arabic|阿拉伯语",
+    "pt": r"portuguese|葡萄牙语",
+    "it": r"italian|意大利语",
+    "hi": r"hindi|印地语",
+}
+_LANGUAGE_RE = {code: re.compile(r"(?<![A-Za-z])(?:" + pattern + r")(?![A-Za-z])", re.I) for code, pattern in _LANGUAGES.items()}
+_LANGUAGE_LEVEL = re.compile(
+    r"fluent|native|proficient|proficiency|bilingual|business level|working knowledge|intermediate|advanced|"
+    r"conversational|mother tongue|\bcet-?[46]\b|ielts|toefl|toeic|\bjlpt\b|\bn[1-5]\b|\b[abc][12]\b|"
+    r"流利|熟练|精通|母语|四级|六级|八级|专八|专四|读写|听说|口语", re.I)
 
 
 def _number(text: str) -> float | None:
@@ -74,27 +130,84 @@ def _number(text: str) -> float | None:
     return None
 
 
-def experience_years(text: str, *, today: date | None = None) -> float | None:
-    """Years of experience: the largest explicit statement, else the span of dated periods."""
+def stated_experience(text: str) -> float | None:
+    """The largest explicit statement of total experience ("5+ years of experience", "十年开发经验")."""
     stated = [
         n for pattern in _EXPERIENCE_PATTERNS for m in pattern.finditer(text)
         if (n := _number(m.group(1))) is not None and 0 < n <= 50
     ]
-    if stated:
-        return max(stated)
-    this_year = (today or date.today()).year
-    starts, ends = [], []
-    work = "\n".join(line for line in text.splitlines() if not _EDUCATION.search(line))
-    for m in _PERIOD.finditer(work):
-        start = int(m.group(1))
-        end = int(m.group(2)) if m.group(2).isdigit() else this_year
-        if start <= end <= this_year:
-            starts.append(start)
-            ends.append(end)
-    if not starts:
+    return max(stated) if stated else None
+
+
+def _point(text: str, *, today: date) -> tuple[int, int] | None:
+    """(year, month) of one date point; None for "present" (the caller uses today)."""
+    t = text.strip().lower()
+    m = re.match(r"(" + _MON + r")\s*,?\s*(" + _YEAR + r")", t, re.I)
+    if m:
+        return int(m.group(2)), _MONTH_NAMES.get(m.group(1).rstrip(".")[:3], _UNKNOWN_MONTH)
+    m = re.match(r"(" + _YEAR + r")(?:\s*[./\-年]\s*(\d{1,2})\s*月?)?", t)
+    if m:
+        month = int(m.group(2)) if m.group(2) else _UNKNOWN_MONTH
+        return int(m.group(1)), month if 1 <= month <= 12 else _UNKNOWN_MONTH
+    m = re.match(r"(\d{1,2})\s*[./]\s*(" + _YEAR + r")", t)
+    if m:
+        month = int(m.group(1))
+        return int(m.group(2)), month if 1 <= month <= 12 else _UNKNOWN_MONTH
+    return None
+
+
+def work_periods(lines: list[str], *, today: date | None = None) -> list[WorkPeriod]:
+    """Dated periods in work-history lines (study lines skipped), in order of appearance."""
+    today = today or date.today()
+    now = (today.year, today.month)
+    out = []
+    for line in lines:
+        if _EDUCATION.search(line):
+            continue
+        for m in _PERIOD.finditer(line):
+            start = _point(m.group(1), today=today)
+            end = _point(m.group(2), today=today) if re.match(_YEAR + "|" + _MON + "|\\d", m.group(2), re.I) else None
+            if start is None:
+                continue
+            until = end or now
+            if until > now:
+                until = now
+            months = (until[0] - start[0]) * 12 + (until[1] - start[1])
+            if months < 0 or months > 50 * 12:
+                continue
+            if months == 0:
+                months = 1 if end is not None and re.search(r"[./\-年]\s*\d", m.group(1)) else 6
+            out.append(WorkPeriod(f"{start[0]:04d}-{start[1]:02d}", None if end is None else f"{end[0]:04d}-{end[1]:02d}",
+                                  months, _evidence(line)))
+    return out
+
+
+def merged_years(periods: list[WorkPeriod]) -> float | None:
+    """Total years of the periods with overlaps counted once (two jobs at a time are one career)."""
+    if not periods:
         return None
-    span = max(ends) - min(starts)
-    return float(span) if 0 < span <= 50 else None
+    spans = []
+    for p in periods:
+        y, mo = map(int, p.start.split("-"))
+        start = y * 12 + mo - 1
+        spans.append((start, start + p.months))
+    spans.sort()
+    total, (cur_start, cur_end) = 0, spans[0]
+    for start, end in spans[1:]:
+        if start <= cur_end:
+            cur_end = max(cur_end, end)
+        else:
+            total += cur_end - cur_start
+            cur_start, cur_end = start, end
+    total += cur_end - cur_start
+    return round(total / 12, 1) if total > 0 else None
+
+
+def experience_years(text: str, *, today: date | None = None) -> float | None:
+    """Years of experience of a whole resume text: the work-history dates, else a stated figure,
+    the larger when both are there (resumes often list only their recent jobs)."""
+    profile = parse_resume("x", text, today=today)
+    return profile.experience_years
 
 
 def detect_language(text: str) -> str | None:
@@ -108,46 +221,56 @@ def detect_language(text: str) -> str | None:
 
 
 def _segments(line: str) -> list[str]:
-    """A header line split at its separators: "Title | City | email" -> three segments."""
-    return [seg.strip(" \t-*•#") for seg in re.split(r"\s[|｜·]\s|\s{3,}", line) if seg.strip(" \t-*•#")]
+    """A header line split at its separators: "Title | City | [email]" -> three segments."""
+    return [seg.strip(" \t-*•#") for seg in re.split(r"\s[|｜·•]\s|\s{3,}|[|｜]", line) if seg.strip(" \t-*•#")]
 
 
-def headline(text: str, name: str | None = None) -> str | None:
-    """The stated objective/title if labelled, else the first header segment naming a role."""
-    lines = [line.strip(" \t-*•|#") for line in text.splitlines()]
-    lines = [line for line in lines if line]
-    for line in lines:
-        m = _HEADLINE_LINE.match(line)
-        if m:
-            return _segments(m.group(1))[0][:MAX_HEADLINE_CHARS] if _segments(m.group(1)) else None
-    candidates = []
-    for line in lines[:8]:
-        for seg in _segments(line):
-            low = seg.lower().rstrip(":：")
-            if low in _NOT_HEADLINES or (name and low == name.strip().lower()) or _CONTACT.search(seg):
-                continue
-            if len(seg) >= 2:
-                candidates.append(seg)
-    # The first line is usually the person's name: a segment that names a role beats it.
-    titled = [seg for seg in candidates if _ROLE_WORD.search(seg) and len(seg) <= MAX_HEADLINE_CHARS]
-    chosen = titled[0] if titled else (candidates[0] if candidates else None)
-    return chosen[:MAX_HEADLINE_CHARS] if chosen else None
+def _evidence(line: str) -> str:
+    line = " ".join(line.split())
+    return line if len(line) <= MAX_EVIDENCE_CHARS else line[: MAX_EVIDENCE_CHARS - 1] + "…"
 
 
-def _name_line(text: str, name: str | None) -> str | None:
-    """The header line that is the person's name (skills found in it are false: "Maya", "Rust")."""
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    if name and first.lower() == name.strip().lower():
-        return first
-    words = first.split()
-    if (first and len(first) <= 40 and len(words) <= 4 and not _ROLE_WORD.search(first)
-            and not re.search(r"[\d:：@|]", first)):
-        return first
+def _placeholder_only(segment: str) -> bool:
+    return not re.sub(r"\[(?:email|phone|link|handle|address|number|name|contact)\]|[\s,;:：|/]", "", segment)
+
+
+def _role_segment(line: str) -> str | None:
+    """The part of a line that names a role ("Staff ML Engineer, a startup (2022 - present)" -> "Staff ML Engineer")."""
+    text = _PERIOD.sub(" ", line)
+    for seg in re.split(r"\s[|｜·•@]\s|\s{2,}|[|｜,，;；()（）:：]|\s-\s|\sat\s", text):
+        seg = seg.strip(" \t-–—*•#.")
+        if seg and _ROLE_WORD.search(seg) and len(seg) <= 80 and not _placeholder_only(seg):
+            return seg
     return None
 
 
+def headline(text: str) -> str | None:
+    """A stated title ("Title: ..."), else the first segment of the header (the lines before the
+    first section heading) naming a role; the text is the redacted one."""
+    header = split_sections(text)[0].lines
+    lines = [line.strip(" \t-*•|#") for line in header]
+    lines = [line for line in lines if line and not _PERIOD.search(line)]
+    for line in lines[:12]:
+        m = _HEADLINE_LINE.match(line)
+        if m and _segments(m.group(1)):
+            return _segments(m.group(1))[0][:MAX_HEADLINE_CHARS]
+    candidates = []
+    for line in lines[:8]:
+        if _OBJECTIVE_LINE.match(line):
+            continue   # what the person wants, not how they present themselves (target_titles)
+        for seg in _segments(line):
+            seg = re.split(r"\s+(?:based in|located in|living in)\s+|\s*[(（]", seg, maxsplit=1, flags=re.I)[0].strip()
+            low = seg.lower().rstrip(":：")
+            if low in _NOT_HEADLINES or _placeholder_only(seg) or "[" in seg and len(seg) < 12:
+                continue
+            if len(seg) >= 2:
+                candidates.append(seg)
+    titled = [seg for seg in candidates if _ROLE_WORD.search(seg) and len(seg) <= MAX_HEADLINE_CHARS]
+    chosen = titled[0] if titled else None
+    return chosen[:MAX_HEADLINE_CHARS] if chosen else None
+
+
 def _city_name(resolved: object) -> str | None:
-    """``resolve_city`` may return a name or a record with a ``name``; take the canonical name."""
     if resolved is None:
         return None
     if isinstance(resolved, str):
@@ -166,13 +289,13 @@ _PLACE = r"([A-Z][A-Za-z'\-]+(?:[ \t]+[A-Z][A-Za-z'\-]+){0,2})"
 _LATIN_PLACES = [
     re.compile(r"\b(?:in|at|near)[ \t]+" + _PLACE),
     re.compile(_PLACE + r",[ \t]*(?:[A-Z]{2}\b|China|USA|United States|UK|United Kingdom|Canada|India|Germany|"
-               r"France|Japan|Singapore|Australia|Ireland|Netherlands)"),
+               r"France|Japan|Singapore|Australia|Ireland|Netherlands|Israel)"),
 ]
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z.'\-]*")
 
 
 def _city_candidates(text: str, *, labelled: bool) -> list[tuple[int, str]]:
-    """(position, phrase) pairs worth asking the city resolver about."""
     from jobpipe.text.tokenize import tokenize
 
     out: list[tuple[int, str]] = []
@@ -186,57 +309,233 @@ def _city_candidates(text: str, *, labelled: bool) -> list[tuple[int, str]]:
     for pattern in _LATIN_PLACES:
         for m in pattern.finditer(text):
             words = m.group(1).split()
-            # Longest phrase first: "New York City" before "New York" before "New".
             out.extend((m.start(1), " ".join(words[:n])) for n in range(len(words), 0, -1))
     out.sort(key=lambda pair: pair[0])
     return out
 
 
-def find_cities(text: str) -> list[str]:
-    """Canonical cities named in the resume, labelled lines ("现居: 深圳", "Location: ...") first."""
+def _resolve_all(chunk: str, *, labelled: bool) -> list[str]:
     from jobpipe.normalize import resolve_city
 
-    labelled = "\n".join(m.group(1) for m in _LOCATION_LINE.finditer(text))
     found: list[str] = []
-    for chunk, is_label in ([(labelled, True)] if labelled else []) + [(text, False)]:
-        for _, phrase in _city_candidates(chunk, labelled=is_label):
-            try:
-                city = _city_name(resolve_city(phrase))
-            except Exception:  # a resolver rejecting odd input must not fail the profile
-                city = None
-            if city and city not in found:
+    for _, phrase in _city_candidates(chunk, labelled=labelled):
+        try:
+            city = _city_name(resolve_city(phrase))
+        except Exception:  # noqa: BLE001 - a resolver rejecting odd input must not fail the profile
+            city = None
+        if city and city not in found:
+            found.append(city)
+    return found
+
+
+def find_cities(text: str, header: str = "") -> list[str]:
+    """Canonical cities: the desired ones ("期望城市：上海、北京"), then where the candidate lives
+    ("现居：深圳", "Location: ...", a header "San Francisco, CA"); places in work history are
+    where they worked, not where they want to."""
+    desired = "\n".join(m.group(1) for m in _DESIRED_CITY_LINE.finditer(text))
+    current = "\n".join(m.group(1) for m in _LOCATION_LINE.finditer(text))
+    found: list[str] = []
+    for chunk, labelled in ((desired, True), (current, True), (header, False)):
+        if not chunk:
+            continue
+        for city in _resolve_all(chunk, labelled=labelled):
+            if city not in found:
                 found.append(city)
-        if found:
+        if found and chunk is not desired:
             break
     return found[:MAX_CITIES]
 
 
-def _without_name(text: str, name: str | None) -> str:
-    line = _name_line(text, name)
-    return text.replace(line, " ", 1) if line else text
-
-
-def profile_hash(profile: CandidateProfile) -> str:
-    data = {k: v for k, v in asdict(profile).items() if k != "content_hash"}
-    data["skills"] = sorted(data["skills"])
-    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def parse_resume(candidate_id: str, text: str, name: str | None = None) -> CandidateProfile:
-    """A profile of one resume: skills, cities, years of experience, language, headline."""
+def _skill_evidence(sections: list[Section]) -> list[SkillEvidence]:
+    """Each skill with whether it is listed (skills sections) or mentioned (work, projects, summary)."""
     from jobpipe.normalize import extract_skills
 
+    listed_kinds = {"skills"}
+    mentioned_kinds = {"experience", "projects", "summary", "objective", "header"}
+    found: dict[str, SkillEvidence] = {}
+    for section in sections:
+        kind = "listed" if section.kind in listed_kinds else "mentioned" if section.kind in mentioned_kinds else None
+        if kind is None:
+            continue
+        for line in section.lines:
+            if not line:
+                continue
+            # a "Skills: ..." line inside another section is a listing too
+            line_kind = "listed" if re.match(r"\s*(?:skills|technical skills|tools|tech stack|技能|技术栈)\s*[:：]", line,
+                                             re.I) else kind
+            for skill in extract_skills(line):
+                ev = found.get(skill)
+                if ev is None:
+                    ev = found[skill] = SkillEvidence(skill, False, False, [])
+                was = ev.listed if line_kind == "listed" else ev.mentioned
+                if line_kind == "listed":
+                    ev.listed = True
+                else:
+                    ev.mentioned = True
+                if not was and len(ev.evidence) < 2:
+                    ev.evidence.append(_evidence(line))
+    # listed first (what the candidate claims), then by first appearance
+    return sorted(found.values(), key=lambda e: not e.listed)
+
+
+def _target_titles(sections: list[Section], text: str) -> list[str]:
+    titles: list[str] = []
+    candidates = [m.group(1) for line in text.splitlines() if (m := _OBJECTIVE_LINE.match(line.strip()))]
+    candidates += lines_of(sections, "objective")[:2]
+    for value in candidates:
+        for part in re.split(r"[/、,，;；|｜]|\s+or\s+|\s{2,}", value):
+            part = re.sub(r"(?:期望城市|期望地点|期望薪资|期望月薪).*$", "", part).strip(" -–:：")
+            if part and _ROLE_WORD.search(part) and len(part) <= 60 and part not in titles:
+                titles.append(part)
+    return titles[:5]
+
+
+def _current_title(sections: list[Section], periods_source: list[str]) -> str | None:
+    """The role of the latest dated work period (the first one listed: resumes go newest first)."""
+    lines = periods_source
+    best: tuple[tuple[int, int], str] | None = None
+    for i, line in enumerate(lines):
+        m = _PERIOD.search(line)
+        if not m or _EDUCATION.search(line):
+            continue
+        end = m.group(2)
+        ongoing = not re.match(_YEAR + "|" + _MON + "|\\d", end, re.I)
+        start = _point(m.group(1), today=TODAY_UNUSED) or (0, 0)
+        key = (9999, 12) if ongoing else (_point(end, today=TODAY_UNUSED) or start)
+        role = _role_segment(line) or (lines[i + 1] and _role_segment(lines[i + 1]) if i + 1 < len(lines) else None)
+        if role and (best is None or key > best[0]):
+            best = (key, role)
+    return best[1][:MAX_HEADLINE_CHARS] if best else None
+
+
+def _seniority_from_years(years: float | None) -> str | None:
+    if years is None:
+        return None
+    if years < 2:
+        return "junior"
+    if years < 5:
+        return "mid"
+    if years < 10:
+        return "senior"
+    return "lead"
+
+
+def _job_types(lines: list[str]) -> list[str]:
+    from jobpipe.normalize import parse_job_type
+
+    types: list[str] = []
+    for line in lines:
+        for part in re.split(r"[/、,，;；|｜]|\s{2,}", line):
+            kind = parse_job_type(None, part)
+            if kind and kind not in types:
+                types.append(kind)
+    return types
+
+
+def _expected_salary(text: str, language: str | None, cities: list[str]) -> dict | None:
+    from jobpipe.normalize import annualize, parse_salary
+    from jobpipe.normalize.location import city_country
+    from jobpipe.normalize.posting import COUNTRY_CURRENCY
+
+    m = _SALARY_LINE.search(text)
+    if not m:
+        return None
+    country = city_country(cities[0]) if cities else None
+    context = COUNTRY_CURRENCY.get(country or "") or ("CNY" if language == "zh" else None)
+    salary = parse_salary(m.group(1), context_currency=context)
+    if salary is None or (salary.min is None and salary.max is None):
+        return None
+    low, high = annualize(salary)
+    return {**salary.as_dict(), "annual_min": low, "annual_max": high}
+
+
+def _languages(sections: list[Section], language: str | None) -> list[str]:
+    found: list[str] = []
+    section_text = "\n".join(lines_of(sections, "languages"))
+    other = [line for s in sections if s.kind != "languages" for line in s.lines if _LANGUAGE_LEVEL.search(line)]
+    for chunk in [section_text, *other]:
+        for code, pattern in _LANGUAGE_RE.items():
+            if code not in found and pattern.search(chunk):
+                found.append(code)
+    if language and language not in found:
+        found.insert(0, language)
+    return found
+
+
+def _highest_degree(sections: list[Section], text: str) -> str | None:
+    from jobpipe.normalize.experience import degrees_mentioned
+
+    education = "\n".join(lines_of(sections, "education"))
+    degrees = degrees_mentioned(education) if education else []
+    if not degrees:
+        degrees = degrees_mentioned("\n".join(line for line in text.splitlines() if _EDUCATION.search(line)))
+    return degrees[0] if degrees else None
+
+
+def parse_redacted(candidate_id: str, text: str, *, today: date | None = None, truncated: bool = False,
+                   redacted: dict[str, int] | None = None) -> CandidateProfile:
+    """A profile of an already redacted resume text.
+
+    ``today`` is the date "present"/"至今" means: the day the document was last saved when its
+    metadata says so (an old resume's "2019 - present" is not seven years today), else today.
+    """
+    from jobpipe.normalize import parse_seniority
+
     text = text.replace("\r\n", "\n").strip()
-    profile = CandidateProfile(
+    sections = split_sections(text)
+    header_lines = sections[0].lines
+    work = lines_of(sections, "experience", "projects") or [line for line in text.splitlines() if line.strip()]
+    periods = work_periods(lines_of(sections, "experience") or work, today=today)
+    from_dates = merged_years(periods)
+    stated = stated_experience(text)
+    years = max(y for y in (from_dates, stated) if y is not None) if (from_dates or stated) else None
+    language = detect_language(text)
+    head = headline(text)
+    current = _current_title(sections, lines_of(sections, "experience") or work)
+    targets = _target_titles(sections, text)
+    seniority, source = None, None
+    for title in (current, head, *targets):
+        if title and (level := parse_seniority(title)):
+            seniority, source = level, "title"
+            break
+    if seniority is None and (level := _seniority_from_years(years)):
+        seniority, source = level, "experience"
+    cities = find_cities(text, "\n".join(header_lines[:6]))
+    statements = header_lines[:8] + lines_of(sections, "objective", "summary")
+    statement_text = "\n".join(statements)
+    remote = False if _REMOTE_NO.search(statement_text) else True if _REMOTE_YES.search(statement_text) else None
+    objective_lines = [m.group(1) for line in text.splitlines() if (m := _OBJECTIVE_LINE.match(line.strip()))]
+    objective_lines += lines_of(sections, "objective")
+    evidence = _skill_evidence(sections)
+    return CandidateProfile(
         candidate_id=candidate_id,
         resume_text=text,
-        name=(name or None),
-        headline=headline(text, name),
-        skills=list(dict.fromkeys(extract_skills(_without_name(text, name)))),
-        cities=find_cities(text),
-        experience_years=experience_years(text),
-        language=detect_language(text),
+        language=language,
+        headline=head or (targets[0] if targets else None) or current,
+        current_title=current,
+        target_titles=targets,
+        seniority=seniority,
+        seniority_source=source,
+        experience_years=years,
+        experience_from_dates=from_dates,
+        experience_stated=stated,
+        work_periods=periods,
+        degree=_highest_degree(sections, text),
+        skills=[e.skill for e in evidence],
+        skill_evidence=evidence,
+        cities=cities,
+        remote=remote,
+        job_types=_job_types(objective_lines + targets),
+        expected_salary=_expected_salary(text, language, cities),
+        languages=_languages(sections, language),
+        truncated=truncated,
+        redacted=dict(redacted or {}),
+        as_of=(today or date.today()).isoformat(),
     )
-    profile.content_hash = profile_hash(profile)
-    return profile
+
+
+def parse_resume(candidate_id: str, text: str, names: tuple[str, ...] | list[str] = (), *,
+                 today: date | None = None, truncated: bool = False) -> CandidateProfile:
+    """Redact ``text`` (contact details, the names given and the one in its header), then profile it."""
+    redaction: Redaction = redact(text, names)
+    return parse_redacted(candidate_id, redaction.text, today=today, truncated=truncated, redacted=redaction.counts)

@@ -158,3 +158,18 @@ def parse_degree(text: str | None) -> str | None:
             if short or _DEGREE_CONTEXT.search(t[max(0, m.start() - 40):m.end() + 40]):
                 return name
     return None
+
+
+def degrees_mentioned(text: str | None) -> list[str]:
+    """Every degree level ``text`` names, highest first, without asking for requirement wording.
+
+    For texts that state degrees held (a resume's education lines: "MS Computer Science, 2019",
+    "2020.09 - 2024.06 某大学 本科"), where :func:`parse_degree`'s context rule would miss them;
+    the patterns are the same, so both sides of a match speak one vocabulary (``DEGREES``).
+    """
+    if not text:
+        return []
+    t = str(text)
+    if not t.isascii():
+        t = _nfkc(t)
+    return [name for name, pattern in _DEGREE_RES if pattern.search(t)]

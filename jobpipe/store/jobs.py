@@ -97,3 +97,22 @@ def load_jobs(conn: psycopg.Connection, job_ids: Sequence[int],
     wanted = fields if "job_id" in fields else ("job_id", *fields)
     rows = _select(conn, wanted, "job_id = ANY(%s)", (list(job_ids),))
     return {r["job_id"]: r for r in rows}
+
+
+def load_open_jobs(conn: psycopg.Connection, fields: Sequence[str] = SUMMARY_FIELDS, *, after_id: int = 0,
+                   limit: int = 20_000) -> list[dict[str, Any]]:
+    """Open jobs by ascending ``job_id`` after ``after_id``, ``limit`` at a time (page through all of them)."""
+    wanted = fields if "job_id" in fields else ("job_id", *fields)
+    return _select(conn, wanted, "closed_at IS NULL AND job_id > %s ORDER BY job_id LIMIT %s", (after_id, limit))
+
+
+def open_jobs_of_companies(conn: psycopg.Connection, names: Sequence[str]) -> dict[int, str]:
+    """Open jobs whose company name contains one of ``names`` (case-insensitive): job_id -> company.
+
+    A first, generous cut (callers decide what counts as the same company)."""
+    patterns = ["%" + n.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+                for n in names if n and n.strip()]
+    if not patterns:
+        return {}
+    rows = _select(conn, ("job_id", "company"), "closed_at IS NULL AND lower(company) LIKE ANY(%s)", (patterns,))
+    return {r["job_id"]: r["company"] for r in rows}

@@ -59,17 +59,15 @@ def _job_text(row: tuple) -> str:
                                             description_text=description or ""))
 
 
-def candidate_text(row: tuple) -> str:
-    """A candidate's summary: headline and skills first, then the head of the resume."""
-    headline, skills, resume = row
-    parts = [p for p in (headline, ", ".join(sorted(skills or [])), (resume or "")[:DESCRIPTION_CHARS]) if p]
-    return "\n".join(parts)
+def _candidate_text(row: tuple) -> str:
+    """A candidate's stored embedding text: built from the redacted profile by
+    ``jobpipe.candidates.store.embedding_text`` and printed by ``jobpipe candidates show``."""
+    return row[0] or ""
 
 
 JOBS = _Target("jobs", "job_id", "job_embeddings", ("title", "company", "cities", "skills", "description_text"),
                True, _job_text)
-CANDIDATES = _Target("candidates", "candidate_id", "candidate_embeddings", ("headline", "skills", "resume_text"),
-                     False, candidate_text)
+CANDIDATES = _Target("candidates", "candidate_id", "candidate_embeddings", ("embedding_text",), False, _candidate_text)
 
 
 def _pending_where(target: _Target) -> sql.Composable:
@@ -192,8 +190,8 @@ def sync_job_embeddings(conn: psycopg.Connection, embedder: Embedder, *, batch_s
 
 def sync_candidate_embeddings(conn: psycopg.Connection, embedder: Embedder, *, batch_size: int = 64,
                               progress: Progress | None = None) -> EmbedCounts:
-    """Same for candidates (text: headline, skills, resume head). Never activates a model:
-    the active model is decided by job coverage, candidates follow it."""
+    """Same for candidates (their stored ``embedding_text``). Never activates a model: the active
+    model is decided by job coverage, candidates follow it."""
     return _sync(conn, CANDIDATES, embedder, batch_size, progress)
 
 

@@ -1,0 +1,315 @@
+"""Contact details and the candidate's own name out of a resume, before anything is derived from it.
+
+Everything jobpipe keeps about a candidate (the stored text, the profile, the skill evidence,
+the embedding text, the matches) is derived from the redacted text, so a contact detail can
+only reach a table, a log line or a vector if this module misses it. What it removes:
+
+* e-mail addresses, links (``https://...``, ``www.``, ``linkedin.com/in/...``) and ``@handles``;
+* phone numbers in international and national formats (``+1 (415) 555-0199``, ``139-0000-1234``,
+  ``+86 139 0000 1234``), told apart from date ranges and salary ranges by their digit groups,
+  and any other long digit run (ID card and passport numbers);
+* the value of a labelled contact line (``Phone:``, ``电话：``, ``WeChat:``, ``QQ：``, ``GitHub:``
+  ...) whatever its format, and of a name line (``Name:``, ``姓名：``);
+* street addresses (``12 Main Street``, ``科技园路1号``) and postal codes; the city stays,
+  it is a matching criterion;
+* the candidate's name: given (JSON ``name``), from the document's author metadata, from a
+  ``Name:`` line, or read from the header (a first line that looks like a name); every
+  occurrence is removed, also reversed ("Okafor, Maya") and without spaces.
+
+Each removal leaves a neutral placeholder (``[email]``, ``[phone]``, ``[link]``, ``[address]``,
+``[name]``), so the text keeps its shape for the section parser.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+PLACEHOLDERS = ("[email]", "[phone]", "[link]", "[handle]", "[address]", "[number]", "[name]", "[contact]")
+
+_EMAIL = re.compile(r"[\w.+\-']+\s*(?:@|\(at\)|\[at\])\s*[\w\-]+(?:\s*(?:\.|\(dot\)|\[dot\])\s*[\w\-]+)+", re.I)
+_URL = re.compile(
+    r"(?:https?://|ftp://|www\.)[^\s<>()\[\]{}\"'，。；、]+"
+    r"|\b(?:[\w\-]+\.)*(?:linkedin\.com|github\.com|gitlab\.com|twitter\.com|x\.com|facebook\.com|instagram\.com|"
+    r"t\.me|medium\.com|behance\.net|dribbble\.com|stackoverflow\.com|zhihu\.com|weibo\.com|gitee\.com|"
+    r"csdn\.net|juejin\.cn|kaggle\.com)(?:/[^\s<>()\[\]{}\"'，。；、]*)?",
+    re.I,
+)
+# A bare domain with a path (portfolio.dev/me) or a personal site (maya.io).
+_BARE_SITE = re.compile(r"\b[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|dev|me|cn|ai|co|info|site|xyz|page)"
+                        r"(?:/[^\s<>()\[\]{}\"'，。；、]*)?(?![\w.])", re.I)
+_HANDLE = re.compile(r"(?<![\w@.])@[A-Za-z0-9_][A-Za-z0-9_.\-]{1,38}")
+# Labelled contact values: everything after the label up to the end of the line, the next field
+# separator (a run of spaces, a tab, "|", "；") or the next label.
+_LABELS = (
+    r"(?:(?<![A-Za-z])(?:e-?mail|mail|phone|mobile|cell|tel(?:ephone)?|fax|whats?app|wechat|weixin|skype|telegram|"
+    r"signal|line\s?id|qq|linkedin|github|gitlab|twitter|facebook|instagram|website|homepage|portfolio|blog|"
+    r"address|home address|street|zip(?:\s?code)?|postal\s?code|post\s?code|passport|ssn|id\s?(?:card|number|no\.?))"
+    r"|电话|手机|手机号(?:码)?|联系电话|联系方式|座机|传真|邮箱|电子邮箱|电子邮件|邮件|微信(?:号)?|QQ号?|地址|住址|家庭住址|"
+    r"通讯地址|联系地址|邮编|邮政编码|身份证(?:号)?(?:码)?|护照(?:号)?|个人主页|主页|博客)"
+)
+_LABEL_SEP = r"(?:\s*[:：]\s*|\s+[|｜]\s+|\s*(?=[+\d(]))"
+_CONTACT_LABEL = re.compile(
+    _LABELS + _LABEL_SEP + r"(?P<value>[^\n\t|｜；;]*?)"
+    r"(?=\s{3,}|\t|[|｜；;]|\n|$|\s+[^\s:：|｜]{1,14}\s?[:：]|[\s,，、]*" + _LABELS + _LABEL_SEP + ")",
+    re.I,
+)
+_NAME_LABEL = re.compile(r"(?:(?<![A-Za-z])(?:full\s+name|name|candidate)|姓\s*名)\s*[:：]\s*(?P<value>[^\n\t|｜；;,，]{1,60})", re.I)
+# Digit runs that may be phone numbers: an optional +, digits, spaces, dots, dashes, brackets.
+_PHONE_LIKE = re.compile(r"(?<![\w+])\+?\(?\d[\d\s().\-/]{5,}\d(?!\w)")
+_DIGIT_GROUP = re.compile(r"\d+")
+_STREET_EN = re.compile(
+    r"\b\d{1,6}[A-Za-z]?(?:[\s,]+[A-Z][\w'.\-]*){1,5}\s+(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|"
+    r"Way|Court|Ct|Place|Pl|Terrace|Ter|Parkway|Pkwy|Highway|Hwy|Square|Sq|Circle|Cir|Crescent|Close|Row|Alley|"
+    r"Strasse|Straße|Str|Weg|Platz|Gasse)\b\.?(?:[\s,]+(?:Apt|Apartment|Suite|Ste|Unit|Floor|Fl|#)\.?\s*[\w\-]+)?"
+)
+_STREET_ZH = re.compile(
+    r"(?:(?![省市区县镇])[\u4e00-\u9fff\d]){1,12}(?:路|街|大道|大街|巷|弄|胡同|道)[\u4e00-\u9fff\d\-]{0,12}?\d+\s*号"
+    r"(?:[\w\-]{0,16}?(?:室|楼|层|单元|栋|幢|座|号楼))*"
+    r"|[\u4e00-\u9fff]{2,12}(?:小区|花园|公寓|大厦|新村|家园)[\u4e00-\u9fff\d\-]{0,16}?(?:\d+\s*(?:号楼|栋|幢|单元|室|号))+"
+)
+_POSTCODE = re.compile(r"(?<=\b[A-Z]{2}\s)\d{5}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b")
+_SPACES = re.compile(r"[ \t]+")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+_LATIN_NAME_WORD = re.compile(r"^[A-Z][A-Za-zà-ÿ'\-]*[a-zà-ÿ][A-Za-zà-ÿ'\-]*\.?$|^[A-Z]\.$|^[A-Z][A-Z'\-]+$")
+_CJK_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
+#: Common Chinese surnames (over 95% of people): a 2-4 character line starting with one reads as a
+#: name, while headings of the same length ("工作经历", "前端开发") do not.
+_SURNAMES_1 = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪"
+    "范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜"
+    "倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁"
+    "蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾"
+    "隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘池查麻苑迟邝官封谈匡鞠惠荆乐冀郁胥南班储原栗燕楚鄢劳谌奚皮粟冼蔺楼盘满闻位厉伊仝区"
+    "郜海阚花权强帅屠豆朴盖练廉禹井祖漆巴丰支卿国狄平计索宣晋相初门云容敬来扈晁芮都普阙浦戈伏鹿薄邸雍辜羊阿乌母裘亓修邰"
+    "赫杭况那宿鲜印逯隆茹诸战慕危玉银亢嵇公哈湛宾戎勾茅利於呼居揭干但尉冶斯元束檀衣信展阴昝智幸奉植衡富尧闭由"
+)
+_SURNAMES_2 = frozenset("欧阳 司马 诸葛 上官 东方 皇甫 尉迟 公孙 慕容 令狐 长孙 宇文 司徒 夏侯 轩辕 端木 南宫 西门 独孤 百里".split())
+#: First lines that are headings, not names.
+_NOT_A_NAME = frozenset({
+    "resume", "curriculum vitae", "cv", "profile", "summary", "contact", "personal details", "personal information",
+    "简历", "个人简历", "求职简历", "个人信息", "基本信息", "个人资料",
+})
+#: Words a name never is (roles and section words): "Senior Engineer" is not a person.
+_NOT_NAME_WORDS = frozenset(
+    "engineer developer scientist analyst manager designer architect consultant specialist lead director "
+    "administrator intern programmer researcher officer accountant teacher nurse technician senior junior staff "
+    "principal software data machine learning full stack frontend backend web mobile cloud devops product project "
+    "resume curriculum vitae summary profile objective experience education skills contact the and of for with "
+    "java python net sap hr sales marketing testing quality assurance operations business advocate civil "
+    "mechanical electrical network security database etl hadoop blockchain".split()
+)
+
+
+@dataclass
+class Redaction:
+    """The redacted text and how many details of each kind were removed (counts only)."""
+
+    text: str
+    counts: dict[str, int] = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)   # the names looked for (never stored or logged)
+
+
+def _is_date_or_range(digits: list[str], raw: str) -> bool:
+    """Digit groups that read as dates ("2018.03 - 2020.02", "2016 - 2020", "03/2019") or as a range of
+    amounts ("25000-35000", "15-25"), not as a phone number."""
+    if all((len(g) == 4 and g[:2] in ("19", "20")) or len(g) <= 2 for g in digits) and any(
+            len(g) == 4 for g in digits):
+        return True
+    if len(digits) == 2 and all(len(g) <= 6 for g in digits) and re.search(r"\d\s*[-~–—至到]\s*\d", raw):
+        return True   # two amounts with a range dash: a salary or a count, never a phone
+    return False
+
+
+def _phone_or_number(match: re.Match[str]) -> str | None:
+    raw = match.group(0)
+    digits = _DIGIT_GROUP.findall(raw)
+    total = sum(len(g) for g in digits)
+    if total < 7 or _is_date_or_range(digits, raw):
+        return None
+    if total > 15:
+        return "[number]"
+    if total < 9 and not raw.lstrip().startswith(("+", "(")) and len(digits) < 2:
+        return None   # a plain 7-8 digit figure (an amount, a count) without phone punctuation
+    return "[phone]"
+
+
+def _is_tech_name(text: str) -> bool:
+    from jobpipe.normalize import canonical_skill
+
+    if "/" in text:
+        return False
+    return canonical_skill(text) is not None or text.lower() in _TECH_DOMAINS
+
+
+#: Technology names spelled like domains that the skill taxonomy may not list.
+_TECH_DOMAINS = frozenset({"asp.net", "ado.net", "vb.net", "dot.net", "socket.io", "chart.js", "d3.js", "three.js",
+                           "p5.js", "moment.js", "ember.js", "backbone.js", "knockout.js", "ext.net", "mono.net"})
+
+
+def _fold(text: str) -> str:
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+
+
+def looks_like_name(text: str) -> bool:
+    """A line that is a person's name: 2-4 capitalized Latin words, or 2-4 Chinese characters."""
+    text = _fold(text).strip(" :：-|·•*#")
+    if not text or text.lower() in _NOT_A_NAME or len(text) > 40:
+        return False
+    if _CJK_NAME.match(text):
+        return text[:2] in _SURNAMES_2 or text[0] in _SURNAMES_1
+    words = text.split()
+    if not 2 <= len(words) <= 4:
+        return False
+    if any(w.lower().strip(".,") in _NOT_NAME_WORDS for w in words):
+        return False
+    return all(_LATIN_NAME_WORD.match(w) for w in words)
+
+
+def header_name(text: str) -> str | None:
+    """The name a resume starts with, if its first non-empty line (or that line's first segment,
+    "Maya Okafor | Senior Engineer") looks like one."""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        first = re.split(r"\s[|｜·•]\s|\s{3,}|\t|[,，:：（(]", line)[0].strip()
+        if looks_like_name(first):
+            return _fold(first).strip(" :：-|·•*#")
+        if _fold(line).lower() in _NOT_A_NAME:
+            continue   # "RESUME" above the name
+        return None
+    return None
+
+
+def _name_patterns(names: Iterable[str]) -> list[re.Pattern[str]]:
+    patterns = []
+    seen = set()
+    for name in names:
+        name = _fold(name).strip(" :：-|·•*#,")
+        if not name or len(name) < 2 or name.lower() in seen:
+            continue
+        seen.add(name.lower())
+        if _CJK.search(name):
+            variants = [name]
+            if " " in name:
+                variants.append(name.replace(" ", ""))
+            for v in variants:
+                patterns.append(re.compile(r"\s*".join(map(re.escape, v.replace(" ", "")))))
+            compact = name.replace(" ", "")
+            given = compact[2:] if compact[:2] in _SURNAMES_2 else compact[1:]
+            if len(given) >= 2:   # the given name alone ("雪梅带领团队"); a lone surname is too common
+                patterns.append(re.compile(re.escape(given)))
+            continue
+        words = [w.strip(".,") for w in name.split() if w.strip(".,")]
+        if not words:
+            continue
+        spelled = [r"\s+".join(map(re.escape, words))]
+        if len(words) >= 2:
+            spelled.append(re.escape(words[-1]) + r",?\s+" + r"\s+".join(map(re.escape, words[:-1])))   # Okafor, Maya
+            spelled.append("".join(map(re.escape, words)))   # MayaOkafor
+        patterns.append(re.compile(r"(?<![\w])(?:" + "|".join(spelled) + r")(?![\w])", re.I))
+        # Each part of the name alone too ("Quillfeather likes Python"), capitalized as names are,
+        # except parts that are also skill names (Ruby, Julia, Rust): those stay where they are skills.
+        alone = [w for w in words if len(w) >= 3 and not _is_skill_word(w)]
+        if alone:
+            patterns.append(re.compile(r"(?<![\w])(?:" + "|".join(map(re.escape, alone)) + r")(?![\w])"))
+    return patterns
+
+
+def _is_skill_word(word: str) -> bool:
+    from jobpipe.normalize import canonical_skill
+
+    return canonical_skill(word) is not None
+
+
+def _usable_name(value: str | None) -> str | None:
+    """A metadata author or a given name, if it can be a person's name (not "Microsoft Office User")."""
+    if not value:
+        return None
+    value = _fold(value)
+    if not value or len(value) > 60 or "@" in value or any(ch.isdigit() for ch in value):
+        return None
+    if value.lower() in {"user", "admin", "administrator", "microsoft office user", "owner", "author", "unknown"}:
+        return None
+    return value
+
+
+def redact(text: str, names: Iterable[str | None] = ()) -> Redaction:
+    """``text`` without contact details and without the candidate's name (see the module docstring).
+
+    ``names`` are names known from elsewhere (the JSON ``name``, the document's author); the
+    header line and a ``Name:`` line add theirs.
+    """
+    counts: dict[str, int] = {}
+
+    def sub(pattern: re.Pattern[str], placeholder: str, value: str, kind: str) -> str:
+        result, n = pattern.subn(placeholder, value)
+        if n:
+            counts[kind] = counts.get(kind, 0) + n
+        return result
+
+    known = [n for n in (_usable_name(v) for v in names) if n]
+    for m in _NAME_LABEL.finditer(text):
+        value = m.group("value").strip()
+        if value and (looks_like_name(value) or _CJK_NAME.match(_fold(value).replace(" ", ""))):
+            known.append(_fold(value))
+    head = header_name(text)
+    if head:
+        known.append(head)
+
+    out = text
+    # Labelled values first: they may hold formats no pattern below recognizes ("QQ: 12345").
+    def labelled(m: re.Match[str]) -> str:
+        value = m.group("value")
+        if not value.strip():
+            return m.group(0)
+        counts["contact"] = counts.get("contact", 0) + 1
+        label = m.group(0)[: m.start("value") - m.start(0)]
+        if re.match(r"\s*(?:address|home address|street|地址|住址|家庭住址|通讯地址|联系地址)", label, re.I):
+            return label + _address_value(value)
+        return label + "[contact]"
+
+    out = _CONTACT_LABEL.sub(labelled, out)
+    out = sub(_EMAIL, "[email]", out, "email")
+    out = sub(_URL, "[link]", out, "link")
+
+    def site(m: re.Match[str]) -> str:
+        if _is_tech_name(m.group(0)):
+            return m.group(0)   # ASP.NET, socket.io: skills, not sites
+        counts["link"] = counts.get("link", 0) + 1
+        return "[link]"
+    out = _BARE_SITE.sub(site, out)
+    out = sub(_HANDLE, "[handle]", out, "handle")
+
+    def phone(m: re.Match[str]) -> str:
+        repl = _phone_or_number(m)
+        if repl is None:
+            return m.group(0)
+        counts["phone"] = counts.get("phone", 0) + 1
+        # keep the spacing around the number so "Tel +1 555 ... | Berlin" keeps its separators
+        raw = m.group(0)
+        return raw[: len(raw) - len(raw.lstrip())] + repl
+    out = _PHONE_LIKE.sub(phone, out)
+    out = sub(_STREET_EN, "[address]", out, "address")
+    out = sub(_STREET_ZH, "[address]", out, "address")
+    out = sub(_POSTCODE, "[address]", out, "address")
+    for pattern in _name_patterns(known):
+        out = sub(pattern, "[name]", out, "name")
+    return Redaction(out, counts, known)
+
+
+def _address_value(value: str) -> str:
+    """A labelled address without its street part: the city and district stay for matching."""
+    kept = _STREET_ZH.sub("[address]", _STREET_EN.sub("[address]", value))
+    kept = _POSTCODE.sub("[address]", kept)
+    kept = re.sub(r"\b\d{4,6}\b", "[address]", kept)
+    if kept == value:
+        # no street pattern matched: keep only the parts that name a place without digits
+        parts = [p.strip() for p in re.split(r"[,，]", value) if p.strip()]
+        kept = ", ".join(p for p in parts if not any(ch.isdigit() for ch in p)) or "[address]"
+        if kept != value:
+            kept = "[address], " + kept if kept != "[address]" else kept
+    return kept

@@ -1,0 +1,92 @@
+"""Contact details and the candidate's name never survive redaction; dates, salaries and skills do."""
+
+import pytest
+
+from jobpipe.candidates.redact import header_name, looks_like_name, redact
+
+
+@pytest.mark.parametrize("detail", [
+    "maya.okafor@example.com", "maya.okafor+jobs@mail.example.co.uk", "li (at) example (dot) cn",
+    "+1 (415) 555-0199", "(415) 555 0199", "415.555.0199", "+44 20 7946 0958", "139-0000-1234", "13900001234",
+    "+86 139 0000 1234", "020-12345678", "110101199003071234",
+    "https://www.linkedin.com/in/maya-okafor-123", "linkedin.com/in/maya-okafor", "github.com/mayaok",
+    "www.mayaokafor.dev", "mayaokafor.io/portfolio", "@mayaok_dev",
+])
+def test_contact_details_are_removed_wherever_they_appear(detail):
+    for text in (f"{detail}", f"Contact me at {detail} anytime.", f"Senior Engineer | {detail} | Berlin",
+                 f"联系方式：{detail}，欢迎联系"):
+        out = redact(text).text
+        assert detail not in out, (text, out)
+        assert "".join(ch for ch in detail if ch.isdigit()) not in "".join(ch for ch in out if ch.isdigit()) \
+            or sum(ch.isdigit() for ch in detail) < 7
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("WeChat: maya_ok88", "maya_ok88"), ("微信：linzh_88", "linzh_88"), ("QQ：12345678", "12345678"),
+    ("QQ12345678", "12345678"), ("Skype: maya.okafor", "maya.okafor"), ("Telegram: mayaok", "mayaok"),
+    ("Phone: 555 0199 ext 12", "555 0199"), ("手机：139 0000 1234  邮箱：a@b.cn", "139 0000 1234"),
+    ("Address: 221 Baker Street, Apt 4, San Francisco, CA 94107", "221 Baker Street"),
+    ("Address: 221 Baker Street, Apt 4, San Francisco, CA 94107", "94107"),
+    ("I live at 12 Main St, Springfield", "12 Main St"),
+    ("住址：北京市朝阳区建国路88号SOHO现代城5号楼1201室", "建国路88号"),
+    ("住址：北京市朝阳区建国路88号SOHO现代城5号楼1201室", "1201室"),
+    ("邮编100022", "100022"), ("身份证号：110101199003071234", "110101199003071234"),
+])
+def test_labelled_contact_values_are_removed_whatever_their_format(text, secret):
+    assert secret not in redact(text).text
+
+
+def test_the_city_of_an_address_stays():
+    assert "San Francisco" in redact("Address: 221 Baker Street, Apt 4, San Francisco, CA 94107").text
+    assert "北京市朝阳区" in redact("住址：北京市朝阳区建国路88号").text
+    assert "深圳市南山区" in redact("现居：深圳市南山区科技园路1号").text
+
+
+@pytest.mark.parametrize("kept", [
+    "2018.03 - 2020.02", "2016 - 2020", "Jan 2019 - Present", "03/2019 - 07/2021", "2019年7月 - 至今",
+    "25000-35000", "15-25K", "$150,000", "1,200,000", "GPA 3.8/4.0", "ASP.NET", "socket.io", "Node.js",
+    "5+ years of experience", "Email feedback to customers",
+])
+def test_dates_amounts_and_skills_are_kept(kept):
+    assert kept in redact(f"Worked {kept} on things").text
+
+
+def test_the_name_goes_everywhere_it_appears():
+    text = ("Priya Okafor\nSenior Engineer\nReferences: ask Okafor, Priya or PriyaOkafor.\n"
+            "priya okafor led the team; Okafor also mentors.\nNot Priya Angelou though.")
+    out = redact(text).text
+    assert "Okafor" not in out and "okafor" not in out and "Priya" not in out
+    assert "Angelou" in out                    # each part of the name goes, the rest stays
+    assert out.startswith("[name]")
+    # a part of the name that is also a skill stays where it would be the skill (Ruby, Julia, Maya)
+    assert "Ruby on Rails" in redact("Ruby Chen\nDeveloper\nBuilt apps with Ruby on Rails.").text
+
+
+def test_names_from_elsewhere_and_from_labels():
+    assert "Jonas Weber" not in redact("Curriculum Vitae\nBackend dev\nwritten by Jonas Weber", ["Jonas Weber"]).text
+    assert "Priya Raman" not in redact("Name: Priya Raman\nData Scientist\nPriya Raman built models.").text
+    assert "林子涵" not in redact("姓名：林子涵\n求职意向：算法工程师\n林子涵负责模型训练").text
+    assert "子涵" not in redact("林子涵\n子涵负责模型训练").text
+    assert "高勇" not in redact("高勇：男，中国国籍，无境外居留权，").text
+    # metadata that is no person's name is not treated as one
+    assert "Office User" in redact("Ask the Office User", ["Microsoft Office User", "Administrator"]).text
+
+
+@pytest.mark.parametrize(("line", "is_name"), [
+    ("Maya Okafor", True), ("Jean-Luc Picard", True), ("MAYA OKAFOR", True), ("李明", True), ("欧阳娜娜", True),
+    ("Senior Engineer", False), ("Data Scientist", False), ("Work Experience", False), ("工作经历", False),
+    ("前端开发", False), ("RESUME", False), ("Python Developer", False), ("Skills * Python", False),
+])
+def test_what_reads_as_a_name(line, is_name):
+    assert looks_like_name(line) is is_name
+
+
+def test_header_name_skips_a_heading_above_it():
+    assert header_name("RESUME\n\nMaya Okafor | Engineer") == "Maya Okafor"
+    assert header_name("个人简历\n林子涵（女）\n算法工程师") == "林子涵"
+    assert header_name("Skills * Programming Languages: Python") is None
+
+
+def test_counts_say_what_was_removed_and_nothing_else():
+    r = redact("Maya Okafor\nmaya@example.com | +1 415 555 0199")
+    assert r.counts == {"name": 1, "email": 1, "phone": 1}
