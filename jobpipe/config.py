@@ -46,6 +46,8 @@ class Settings:
     candidates_path: Path
     #: Seconds one outgoing HTTP request may take in all (connect and every read).
     fetch_deadline: float = 120.0
+    matches_top_n: int = 50
+    matches_reserve: int = 25
 
     @property
     def embedded(self) -> bool:
@@ -81,4 +83,6 @@ def get_settings() -> Settings:
         retired_vector_days=float(_env("JOBPIPE_RETIRED_VECTOR_DAYS", "7")),  # type: ignore[arg-type]
         candidates_path=Path(_env("JOBPIPE_CANDIDATES", str(DEMO_RESUMES_DIR))),  # type: ignore[arg-type]
         fetch_deadline=float(_env("JOBPIPE_FETCH_DEADLINE", "120")),  # type: ignore[arg-type]
+        matches_top_n=int(_env("JOBPIPE_MATCHES_TOP_N", "50")),  # type: ignore[arg-type]
+        matches_reserve=int(_env("JOBPIPE_MATCHES_RESERVE", "25")),  # type: ignore[arg-type]
     )

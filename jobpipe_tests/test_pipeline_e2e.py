@@ -54,6 +54,9 @@ def test_first_run_fills_every_stage(first_run, database):
     for name, source in summary.sources.items():
         assert source.complete, name
         assert source.fetched > 0, name
+    demo_resumes = len(list(Path(__file__).resolve().parent.parent.joinpath("jobpipe/demo/data/resumes").glob("*.txt")))
+    assert summary.candidates.counts() == {"profiled": demo_resumes, "embedded": demo_resumes, "recomputed": demo_resumes,
+                                  "deleted": 0, "quarantined": 0}
 
 
 def test_search_finds_known_demo_posting(first_run, database):
@@ -122,6 +125,8 @@ def test_cli_run_json(first_run, database, tmp_path):
     assert set(COUNT_KEYS) <= set(out["totals"])
     assert all(isinstance(out["totals"][k], int) for k in COUNT_KEYS)
     assert out["totals"]["embedded"] == 0 and out["totals"]["inserted"] == 0
+    # nothing changed since the first run: no candidate re-profiled, re-embedded or re-matched
+    assert out["candidates"] == {"profiled": 0, "embedded": 0, "recomputed": 0, "deleted": 0, "quarantined": 0}
     for per_source in out["sources"].values():
         assert set(COUNT_KEYS) <= set(per_source)
 
@@ -161,6 +166,23 @@ def test_cli_search_and_jobs_show(first_run, database, tmp_path):
 
     proc = _cli(database, tmp_path, "jobs", "show", KNOWN_POSTING["source"], "no-such-id", "--json")
     assert proc.returncode == 1 and "no job" in proc.stderr
+
+
+def test_cli_candidates_list_show_matches(first_run, database, tmp_path):
+    listed = json.loads(_cli(database, tmp_path, "candidates", "list", "--json").stdout)
+    ids = [c["candidate_id"] for c in listed["candidates"]]
+    assert ids and all(c["embedded"] and c["matches"] > 0 for c in listed["candidates"]) and listed["quarantined"] == []
+    shown = json.loads(_cli(database, tmp_path, "candidates", "show", ids[0], "--json").stdout)
+    assert {"profile", "preferences", "effective_preferences", "embedding_text"} <= set(shown)
+    assert "@example.com" not in json.dumps(shown)
+    matches = json.loads(_cli(database, tmp_path, "candidates", "matches", ids[0], "--top-k", "3", "--json").stdout)
+    assert len(matches["results"]) == 3 and [r["rank"] for r in matches["results"]] == [1, 2, 3]
+    text = _cli(database, tmp_path, "candidates", "matches", ids[0], "--top-k", "2").stdout
+    assert text.count("semantic") == 2 and " 1. " in text
+    missing = _cli(database, tmp_path, "candidates", "show", "nobody")
+    assert missing.returncode == 1 and "unknown candidate_id 'nobody'" in missing.stderr
+    refused = _cli(database, tmp_path, "candidates", "delete", ids[0])
+    assert refused.returncode == 1 and "bundled demo resumes" in refused.stderr
 
 
 def test_cli_rejects_broken_sources_file_before_fetching(database, tmp_path):

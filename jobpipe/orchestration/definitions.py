@@ -9,6 +9,8 @@ in-process, with the same resources (:func:`build_definitions`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dagster import (
     AddDynamicPartitionsRequest,
     AssetSelection,
@@ -33,7 +35,7 @@ from jobpipe.orchestration.assets.ingest import curated_jobs, normalized_posting
 from jobpipe.orchestration.assets.vectors import job_embeddings, serving_jobs, vector_index
 from jobpipe.orchestration.executor import build_executor
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
-from jobpipe.orchestration.resources import SourcesResource, build_resources
+from jobpipe.orchestration.resources import PipelineSettingsResource, SourcesResource, build_resources
 
 ASSETS = [
     raw_postings, normalized_postings, curated_jobs,
@@ -45,6 +47,11 @@ ingest_job = define_asset_job(
     "ingest_job",
     selection=AssetSelection.groups("ingest"),
     description="Fetch, normalize and upsert one source for one day (one partition per source and day).",
+)
+candidates_job = define_asset_job(
+    "candidates_job",
+    selection=AssetSelection.groups("candidates"),
+    description="Read the candidates drop folder, embed changed profiles, refresh their matches.",
 )
 index_job = define_asset_job(
     "index_job",
@@ -86,6 +93,24 @@ def register_sources(context: SensorEvaluationContext, sources: SourcesResource)
     return SensorResult(dynamic_partitions_requests=[AddDynamicPartitionsRequest(SOURCES_PARTITION, new)])
 
 
+@sensor(
+    name="candidates_folder",
+    job=candidates_job,
+    minimum_interval_seconds=30,
+    default_status=DefaultSensorStatus.RUNNING,
+    description="Starts the candidate assets when a resume is added to, edited in or removed from the drop folder.",
+)
+def candidates_folder(context: SensorEvaluationContext, settings: PipelineSettingsResource):
+    """The cursor is a digest of the folder's listing: file names never reach Dagster."""
+    from jobpipe.candidates.folder import folder_fingerprint
+
+    fingerprint = folder_fingerprint(Path(settings.candidates_path))
+    if fingerprint == context.cursor:
+        return SkipReason("the candidates drop folder is unchanged")
+    context.update_cursor(fingerprint)
+    return RunRequest(run_key=f"candidates-{fingerprint[:24]}")
+
+
 automation = AutomationConditionSensorDefinition(
     "jobpipe_automation",
     target=AssetSelection.all(),
@@ -99,9 +124,9 @@ def build_definitions(resources: dict[str, ConfigurableResource] | None = None) 
     """The code location with ``resources`` (default: :func:`build_resources` from the environment now)."""
     return Definitions(
         assets=ASSETS,
-        jobs=[ingest_job, index_job],
+        jobs=[ingest_job, index_job, candidates_job],
         schedules=[nightly_ingest],
-        sensors=[register_sources, automation],
+        sensors=[register_sources, candidates_folder, automation],
         resources=resources if resources is not None else build_resources(),
         executor=build_executor(),   # JOBPIPE_EXECUTOR: multiprocess (default), in_process or celery
     )

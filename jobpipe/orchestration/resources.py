@@ -110,7 +110,10 @@ class PipelineSettingsResource(ConfigurableResource):
     hnsw_ef_construction: int = Field(description="JOBPIPE_HNSW_EF_CONSTRUCTION: HNSW build candidate list.")
     retired_vector_days: float = Field(description="JOBPIPE_RETIRED_VECTOR_DAYS: a retired model's vectors are "
                                        "kept this long (switching back costs no re-embedding).")
-    candidates_path: str = Field(description="JOBPIPE_CANDIDATES: a folder of resumes (or a JSONL file).")
+    candidates_path: str = Field(description="JOBPIPE_CANDIDATES: the resumes drop folder (or a JSONL file).")
+    matches_top_n: int = Field(description="JOBPIPE_MATCHES_TOP_N: open jobs kept per candidate in candidate_matches.")
+    matches_reserve: int = Field(description="JOBPIPE_MATCHES_RESERVE: ranked jobs kept beyond the top N, so a "
+                                 "night's closed jobs are replaced without a full recompute.")
 
 
 def _env(names: str | tuple[str, ...], default: Any) -> Any:
@@ -146,5 +149,7 @@ def build_resources(*, sources_file: str | os.PathLike[str] | None = None) -> di
             hnsw_ef_construction=_env("JOBPIPE_HNSW_EF_CONSTRUCTION", s.hnsw_ef_construction),
             retired_vector_days=s.retired_vector_days,
             candidates_path=_env("JOBPIPE_CANDIDATES", s.candidates_path),
+            matches_top_n=_env("JOBPIPE_MATCHES_TOP_N", s.matches_top_n),
+            matches_reserve=_env("JOBPIPE_MATCHES_RESERVE", s.matches_reserve),
         ),
     }

@@ -26,9 +26,16 @@ from jobpipe.orchestration.outcomes import failure_text, read_outcome
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
 from jobpipe.orchestration.resources import build_resources
 from jobpipe.orchestration.runs import mark_dead_runs_failed, process_tags
-from jobpipe.pipeline.candidates import MatchOutcome
+from jobpipe.pipeline.candidates import CandidateVectorsOutcome, MatchOutcome, ProfileOutcome
 from jobpipe.pipeline.ingest import CurateOutcome, FetchOutcome, NormalizeOutcome, utc_today
-from jobpipe.pipeline.summary import COUNT_KEYS, RunSummary, SourceSummary, format_summary, source_line
+from jobpipe.pipeline.summary import (
+    COUNT_KEYS,
+    CandidatesSummary,
+    RunSummary,
+    SourceSummary,
+    format_summary,
+    source_line,
+)
 from jobpipe.pipeline.vectors import EmbedOutcome, IndexOutcome, ServingOutcome
 from jobpipe.sources import load_sources
 
@@ -97,7 +104,11 @@ def _run_pipeline(sources_file: Path | None, *, settings: Settings, day: date | 
         summary.embedding = read_outcome(result, "job_embeddings", EmbedOutcome)
         summary.index = read_outcome(result, "vector_index", IndexOutcome)
         summary.serving = read_outcome(result, "serving_jobs", ServingOutcome)
-        summary.candidates = read_outcome(result, "candidate_matches", MatchOutcome)
+        summary.candidates = CandidatesSummary(
+            profiles=read_outcome(result, "candidate_profiles", ProfileOutcome),
+            vectors=read_outcome(result, "candidate_vectors", CandidateVectorsOutcome),
+            matches=read_outcome(result, "candidate_matches", MatchOutcome),
+        )
         summary.downstream_failure = None if result.success else failure_text(result, DOWNSTREAM_ASSETS)
         for name, n in (summary.embedding.by_source if summary.embedding else {}).items():
             if name in summary.sources:

@@ -21,7 +21,7 @@ from jobpipe.pipeline.ingest import (
 from jobpipe.pipeline.vectors import COVERAGE_CHECK, RECALL_CHECK, EmbedOutcome, IndexOutcome, ServingOutcome
 
 if TYPE_CHECKING:   # the candidate stages import search; a night without candidates need not
-    from jobpipe.pipeline.candidates import MatchOutcome
+    from jobpipe.pipeline.candidates import CandidateVectorsOutcome, MatchOutcome, ProfileOutcome
 
 #: The per-source counts, in the order the summary table shows them.
 COUNT_KEYS = ("fetched", "inserted", "updated", "unchanged", "rejected", "closed", "embedded")
@@ -101,6 +101,25 @@ class SourceSummary:
         return {k: getattr(self, k) for k in COUNT_KEYS}
 
 
+#: What ``jobpipe run --json`` reports of the candidate stages (integers; 0 for a stage that did not run).
+CANDIDATE_KEYS = ("profiled", "embedded", "recomputed", "deleted", "quarantined")
+
+
+@dataclass
+class CandidatesSummary:
+    """The candidate stages of one night (None where a stage did not run): counts only, never ids."""
+
+    profiles: ProfileOutcome | None = None
+    vectors: CandidateVectorsOutcome | None = None
+    matches: MatchOutcome | None = None
+
+    def counts(self) -> dict[str, int]:
+        p, v, m = self.profiles, self.vectors, self.matches
+        return {"profiled": p.profiled if p else 0, "embedded": v.embedded if v else 0,
+                "recomputed": m.recomputed if m else 0, "deleted": p.deleted if p else 0,
+                "quarantined": p.quarantined if p else 0}
+
+
 @dataclass
 class RunSummary:
     """One night: every source's day, then the whole-store stages (None where they did not run)."""
@@ -110,7 +129,7 @@ class RunSummary:
     embedding: EmbedOutcome | None = None
     index: IndexOutcome | None = None
     serving: ServingOutcome | None = None
-    candidates: MatchOutcome | None = None
+    candidates: CandidatesSummary = field(default_factory=CandidatesSummary)
     downstream_failure: str | None = None   # why a whole-store stage failed
     seconds: float = 0.0
 
@@ -186,7 +205,7 @@ class RunSummary:
             "embedding_model": self.model,
             "index": index,
             "serving": self.serving.as_metadata() if self.serving else {},
-            "candidates": self.candidates.as_metadata() if self.candidates else {},
+            "candidates": self.candidates.counts(),
             "downstream_error": self.downstream_error,
             "seconds": round(self.seconds, 2),
         }
@@ -232,9 +251,10 @@ def format_summary(summary: RunSummary) -> str:
         sv = summary.serving
         lines.append(f"serving: {sv.open_jobs} open jobs, {sv.with_vector} searchable by vector, "
                      f"{sv.closed_jobs} closed, {sv.duplicate_groups} duplicate groups")
-    if summary.candidates is not None:
-        c = summary.candidates
-        lines.append(f"candidates: {c.candidates_matched} matched to open jobs ({c.matches} matches)")
+    if summary.candidates.profiles is not None or summary.candidates.matches is not None:
+        c = summary.candidates.counts()
+        lines.append(f"candidates: {c['profiled']} profiled, {c['embedded']} embedded, {c['recomputed']} match lists "
+                     f"recomputed, {c['deleted']} deleted, {c['quarantined']} files quarantined")
     if summary.downstream_error:
         lines.append(f"downstream: {summary.downstream_error}")
     return "\n".join(lines)

@@ -1,6 +1,7 @@
-"""Candidate (resume) assets: profiles -> vectors -> matches against open jobs.
+"""Candidate (resume) assets: the drop folder -> profiles -> vectors -> matches.
 
-Thin wiring: each asset calls one stage of ``jobpipe.pipeline.candidates``.
+Thin wiring: each asset calls one stage of ``jobpipe.pipeline.candidates``. Metadata carries
+counts only: resumes are personal data, and neither ids nor file names reach Dagster.
 """
 
 from dagster import AssetExecutionContext, MaterializeResult, asset
@@ -17,19 +18,24 @@ GROUP = "candidates"
 
 
 @asset(group_name=GROUP, kinds={"python", "postgres"}, automation_condition=nightly(), owners=OWNERS)
-def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsResource) -> MaterializeResult:
-    """Parse resumes into profiles (skills, cities, experience) with the same taxonomy as jobs.
+def candidate_profiles(context: AssetExecutionContext, postgres: PostgresResource,
+                       settings: PipelineSettingsResource) -> MaterializeResult:
+    """Read the drop folder (JOBPIPE_CANDIDATES): new and edited resumes are redacted and profiled,
+    removed ones deleted, unreadable ones quarantined with the reason.
 
-    Using the jobs' own skill and city vocabulary is what makes "matched / missing skills"
-    comparable across the two sides.
+    Profiles use the postings' own normalizers and vocabulary (skills, cities, seniority, job
+    types, salary), which is what makes a candidate and a job comparable field by field.
     """
     with postgres.connect() as conn:
-        outcome = profile_candidates(conn, settings.candidates_path)
+        try:
+            outcome = profile_candidates(conn, settings.candidates_path, run_id=context.run_id)
+        except StageError as exc:
+            raise stage_failure(exc) from exc
     return MaterializeResult(metadata=outcome.as_metadata())
 
 
 @asset(
-    deps=[candidate_profiles],
+    deps=[candidate_profiles, job_embeddings],
     group_name=GROUP,
     kinds={"python", "pgvector"},
     automation_condition=AFTER_UPSTREAM_LANDS,
@@ -37,8 +43,8 @@ def candidate_profiles(postgres: PostgresResource, settings: PipelineSettingsRes
 )
 def candidate_vectors(context: AssetExecutionContext, postgres: PostgresResource,
                       embedder: EmbedderResource) -> MaterializeResult:
-    """Embed changed candidate profiles with the same model as jobs (vectors are only comparable
-    within one model)."""
+    """Embed exactly the candidates whose embedding text changed, with the jobs' model (vectors are
+    only comparable within one model)."""
     with postgres.connect() as conn:
         try:
             outcome = embed_candidates(conn, embedder.get(), run_id=context.run_id)
@@ -55,12 +61,13 @@ def candidate_vectors(context: AssetExecutionContext, postgres: PostgresResource
     owners=OWNERS,
 )
 def candidate_matches(context: AssetExecutionContext, postgres: PostgresResource,
-                      embedder: EmbedderResource) -> MaterializeResult:
-    """Rank open jobs for every candidate (vector similarity + skill overlap), precomputed so an
-    agent's "what fits this candidate?" is a lookup."""
+                      settings: PipelineSettingsResource) -> MaterializeResult:
+    """Each candidate's top open jobs with a 0-100 score and its parts, recomputing only what changed:
+    candidates whose profile or preferences changed, and the entries of the jobs that changed."""
     with postgres.connect() as conn:
         try:
-            outcome = match_candidates(conn, embedder.get(), run_id=context.run_id)
+            outcome = match_candidates(conn, top_n=settings.matches_top_n, reserve=settings.matches_reserve,
+                                       run_id=context.run_id)
         except StageError as exc:
             raise stage_failure(exc) from exc
     return MaterializeResult(metadata=outcome.as_metadata())
