@@ -171,6 +171,152 @@ def cmd_jobs_show(args: argparse.Namespace) -> int:
     return 1 if missing else 0
 
 
+# ----------------------------------------------------------------------------- candidates
+def _candidate_settings() -> tuple[int, int, Path]:
+    from jobpipe.config import get_settings
+
+    settings = get_settings()
+    return settings.matches_top_n, settings.matches_reserve, settings.candidates_path
+
+
+def cmd_candidates_add(args: argparse.Namespace) -> int:
+    from jobpipe.candidates.documents import UnreadableResume
+    from jobpipe.candidates.intake import add_candidate
+    from jobpipe.candidates.store import CandidateError
+    from jobpipe.db import connect, ready_url
+    from jobpipe.embedding import get_embedder
+    from jobpipe.search.types import FilterError
+
+    if args.id and len(args.files) > 1:
+        print("jobpipe candidates add: --id names one candidate; give one FILE with it", file=sys.stderr)
+        return 2
+    prefs = None
+    if args.prefs:
+        text = Path(args.prefs[1:]).read_text(encoding="utf-8") if args.prefs.startswith("@") else args.prefs
+        try:
+            prefs = json.loads(text)
+        except json.JSONDecodeError as exc:
+            print(f"jobpipe candidates add: --prefs is not valid JSON ({exc.msg})", file=sys.stderr)
+            return 2
+        if not isinstance(prefs, dict):
+            print("jobpipe candidates add: --prefs must be a JSON object", file=sys.stderr)
+            return 2
+    top_n, reserve, _ = _candidate_settings()
+    failed = 0
+    embedder = None
+    with connect(ready_url()) as conn:
+        for name in args.files:
+            path = Path(name)
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                print(f"jobpipe candidates add: {path}: cannot be read ({exc.strerror})", file=sys.stderr)
+                failed += 1
+                continue
+            if embedder is None:
+                embedder = get_embedder()
+            try:
+                added = add_candidate(conn, data, path.suffix, candidate_id=args.id, default_id=path.stem,
+                                      preferences=prefs, origin="cli", embedder=embedder, top_n=top_n, reserve=reserve)
+            except (UnreadableResume, FilterError, CandidateError) as exc:
+                conn.rollback()
+                print(f"jobpipe candidates add: {path.name}: {exc}", file=sys.stderr)
+                failed += 1
+                continue
+            if args.json:
+                _print_json(added.as_json())
+            else:
+                matched = f"{added.matches} matches stored" if added.matches else (
+                    "matches follow at the next run" if not added.embedded else "no open job matches yet")
+                print(f"{added.candidate_id}: {added.outcome} ({matched})")
+    return 1 if failed else 0
+
+
+def cmd_candidates_list(args: argparse.Namespace) -> int:
+    from jobpipe.candidates.store import list_candidates, quarantined
+    from jobpipe.db import connect, ready_url
+
+    with connect(ready_url()) as conn:
+        rows = list_candidates(conn)
+        bad = quarantined(conn)
+    if args.json:
+        _print_json({"candidates": rows, "quarantined": bad})
+        return 0
+    for r in rows:
+        years = f"{r['experience_years']:g}y" if r["experience_years"] is not None else "-"
+        print(f"{r['candidate_id']}  [{r['origin']}]  {r['headline'] or '-'} | {r['seniority'] or '-'} | {years} | "
+              f"{len(r['skills'])} skills | {r['matches']} matches" + ("" if r["embedded"] else " | not embedded yet"))
+    if not rows:
+        print("no candidates (put resumes in the drop folder, or: jobpipe candidates add FILE)")
+    for q in bad:
+        print(f"quarantined: {q['source_file']}: {q['reason']}")
+    return 0
+
+
+def cmd_candidates_show(args: argparse.Namespace) -> int:
+    from jobpipe.candidates.store import UnknownCandidateError, load_candidate
+    from jobpipe.db import connect, ready_url
+
+    with connect(ready_url()) as conn:
+        try:
+            shown = load_candidate(conn, args.candidate_id).show()
+        except UnknownCandidateError as exc:
+            print(f"jobpipe: {exc}", file=sys.stderr)
+            return 1
+    if args.json:
+        _print_json(shown)
+    else:
+        print(json.dumps(shown, ensure_ascii=False, default=str, indent=2))
+    return 0
+
+
+def cmd_candidates_matches(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from jobpipe.candidates.matching import read_matches
+    from jobpipe.candidates.store import UnknownCandidateError
+    from jobpipe.db import connect, ready_url
+
+    top_n, _, _ = _candidate_settings()
+    with connect(ready_url()) as conn:
+        try:
+            stored = read_matches(conn, args.candidate_id, top_k=args.top_k, top_n=top_n)
+        except UnknownCandidateError as exc:
+            print(f"jobpipe: {exc}", file=sys.stderr)
+            return 1
+    if args.json:
+        _print_json({"candidate_id": stored.candidate_id, "model": stored.model, "computed_at": stored.computed_at,
+                     "note": stored.note, "results": [asdict(r) for r in stored.results]})
+        return 0
+    if stored.note:
+        print(stored.note)
+    for r in stored.results:
+        parts = " ".join(f"{k} {v:.0f}" for k, v in r.parts.items())
+        print(f"{r.rank:>2}. {r.score:5.1f}  {r.title} | {r.company or '-'} | {', '.join(r.cities) or '-'} | "
+              f"{_salary_text(r.salary)}  [job {r.job_id}]")
+        print(f"      {parts}; has: {', '.join(r.matched_skills + r.matched_nice) or '-'}; "
+              f"missing: {', '.join(r.missing_skills) or '-'}"
+              + (f" (nice to have: {', '.join(r.missing_nice)})" if r.missing_nice else ""))
+    return 0
+
+
+def cmd_candidates_delete(args: argparse.Namespace) -> int:
+    from jobpipe.candidates.intake import delete_candidate
+    from jobpipe.candidates.store import CandidateError
+    from jobpipe.db import connect, ready_url
+
+    _, _, folder = _candidate_settings()
+    with connect(ready_url()) as conn:
+        try:
+            removed = delete_candidate(conn, args.candidate_id, folder=folder)
+        except CandidateError as exc:
+            print(f"jobpipe: {exc}", file=sys.stderr)
+            return 1
+    print(f"deleted {args.candidate_id}: profile, vectors and matches" + (f", and {removed} from the drop folder"
+                                                                          if removed else ""))
+    return 0
+
+
 # ----------------------------------------------------------------------------- db
 def cmd_db(args: argparse.Namespace) -> int:
     from jobpipe.config import get_settings
@@ -355,6 +501,31 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("external_ids", nargs="+", metavar="EXTERNAL_ID")
     show.add_argument("--json", action="store_true", help="one JSON object a line")
     show.set_defaults(func=cmd_jobs_show)
+
+    p = sub.add_parser("candidates", help="candidates (resumes): add, list, show, matches, delete")
+    cand = p.add_subparsers(dest="candidates_command", required=True)
+    c = cand.add_parser("add", help="add resumes (.txt .md .json .pdf .docx); each becomes a candidate")
+    c.add_argument("files", nargs="+", metavar="FILE")
+    c.add_argument("--id", help="the candidate id (one FILE only; default: the file name without suffix)")
+    c.add_argument("--prefs", metavar="JSON", help='explicit preferences as JSON or @file, e.g. \'{"cities": ["上海"], '
+                   '"remote": true, "job_types": ["full_time"], "salary_min": 300000, "currency": "CNY"}\'')
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_candidates_add)
+    c = cand.add_parser("list", help="every candidate, and the drop-folder files in quarantine")
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_candidates_list)
+    c = cand.add_parser("show", help="a candidate's profile, preferences and exact embedding text")
+    c.add_argument("candidate_id", metavar="ID")
+    c.add_argument("--json", action="store_true", help="one JSON object")
+    c.set_defaults(func=cmd_candidates_show)
+    c = cand.add_parser("matches", help="a candidate's stored matches, best first, with the score's parts")
+    c.add_argument("candidate_id", metavar="ID")
+    c.add_argument("--top-k", type=int, default=10)
+    c.add_argument("--json", action="store_true")
+    c.set_defaults(func=cmd_candidates_matches)
+    c = cand.add_parser("delete", help="delete a candidate: profile, vectors, matches (and its drop-folder file)")
+    c.add_argument("candidate_id", metavar="ID")
+    c.set_defaults(func=cmd_candidates_delete)
 
     p = sub.add_parser("db", help="the embedded PostgreSQL server; the query service's login")
     p.add_argument("action", choices=["start", "stop", "status", "url", "service-role"],

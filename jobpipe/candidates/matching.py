@@ -62,8 +62,9 @@ from jobpipe.candidates.store import (
     load_candidates,
 )
 from jobpipe.search.types import SearchFilters
-from jobpipe.search.vector import ActiveModel, choose_plan, vector_candidates
-from jobpipe.search.vector import active_model as serving_model
+from jobpipe.search.vector import choose_plan, vector_candidates
+from jobpipe.store.models import ModelInfo as ActiveModel
+from jobpipe.store.models import active_model as serving_model
 from jobpipe.store.dedupe import normalize_company
 from jobpipe.store.jobs import load_jobs, load_open_jobs, open_jobs_of_companies
 

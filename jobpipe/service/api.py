@@ -12,7 +12,8 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import psycopg
-from fastapi import Depends, FastAPI, HTTPException, Path, Request
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -27,6 +28,10 @@ from jobpipe.service.context import ServiceContext
 from jobpipe.service.page import add_page
 from jobpipe.text.sanitize import clean_text
 from jobpipe.service.schemas import (
+    CandidateAdded,
+    CandidateBody,
+    CandidateDetail,
+    CandidateMatchesBody,
     ErrorBody,
     HealthBody,
     JobDetail,
@@ -61,6 +66,11 @@ characters, request bodies <= {body:,} bytes. A violation is a 422 (413 for the 
 DESCRIPTION = DESCRIPTION.format(
     query=limits.MAX_QUERY_CHARS, top_k=limits.MAX_TOP_K, city=MAX_CITY_CHARS, skills=MAX_SKILLS,
     skill=MAX_SKILL_CHARS, days=MAX_POSTED_WITHIN_DAYS, resume=limits.MAX_RESUME_CHARS, body=MAX_BODY_BYTES)
+
+CandidateId = Annotated[str, Path(min_length=1, max_length=limits.MAX_CANDIDATE_ID_CHARS,
+                                  description="The candidate's id (a drop-folder file's path without suffix, or "
+                                              "the id given when it was added).")]
+TopK = Annotated[int, Query(ge=1, le=limits.MAX_TOP_K, description="How many results (1..100).")]
 
 _bearer = HTTPBearer(auto_error=False, description="The server's JOBPIPE_API_TOKEN.")
 
@@ -98,7 +108,9 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
     )
     app.state.context = ctx
     app.state.token_required = bool(token)
-    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    # resume uploads (PDFs of a few MB) have their own, larger limit
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES,
+                       overrides={("POST", "/candidates"): limits.MAX_UPLOAD_BYTES + 64 * 1024})
 
     def authorize(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> None:
         if not token:
@@ -167,6 +179,68 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
         except MatchError as exc:
             raise HTTPException(503, clean_text(str(exc))) from exc
 
+    candidate_errors = {404: {"model": ErrorBody, "description": "Unknown candidate_id"}}
+
+    @app.post("/candidates", response_model=CandidateAdded, status_code=201, dependencies=protected,
+              tags=["candidates"], summary="Add a candidate (resume text or file)",
+              responses={409: {"model": ErrorBody, "description": "The id belongs to a drop-folder candidate"},
+                         413: {"description": "Body too large"},
+                         422: {"model": ErrorBody, "description": "Unreadable resume or invalid preferences"}},
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": CandidateBody.model_json_schema(ref_template="#/components/schemas/{model}")},
+                  "multipart/form-data": {"schema": {
+                      "type": "object", "required": ["file"],
+                      "properties": {"file": {"type": "string", "format": "binary",
+                                              "description": ".txt, .md, .json, .pdf or .docx"},
+                                     "id": {"type": "string", "maxLength": limits.MAX_CANDIDATE_ID_CHARS},
+                                     "preferences": {"type": "string", "description": "preferences as JSON"}}}}}}},
+              description="A resume as JSON `{\"text\", \"id\"?, \"name\"?, \"preferences\"?}` or as a multipart "
+                          "file upload (`file`, optional `id` and `preferences` fields; a PDF or .docx up to "
+                          f"{limits.MAX_UPLOAD_BYTES // (1024 * 1024)} MB). Contact details and the candidate's "
+                          "name are removed before anything is stored; the profile, vector and match list are "
+                          "computed now. Posting an existing API candidate's id replaces it.")
+    async def add_candidate(request: Request) -> JSONResponse:
+        return await _add_candidate(ctx, request)
+
+    @app.get("/candidates/{candidate_id:path}/matches", response_model=CandidateMatchesBody,
+             dependencies=protected, tags=["candidates"], summary="A candidate's stored matches",
+             responses=candidate_errors,
+             description="The materialized list, best first: each job with its 0-100 score, the score's parts "
+                         "and the skills the candidate has and lacks (required and nice-to-have apart). Read "
+                         "from the table the pipeline maintains; nothing is computed per request.")
+    def candidate_matches(candidate_id: CandidateId,
+                          top_k: TopK = limits.DEFAULT_TOP_K,
+                          ) -> dict[str, Any]:
+        try:
+            return ctx.candidate_matches(candidate_id, top_k=top_k)
+        except UnknownCandidateError as exc:
+            raise HTTPException(404, clean_text(str(exc))) from exc
+
+    @app.get("/candidates/{candidate_id:path}", response_model=CandidateDetail, dependencies=protected,
+             tags=["candidates"], summary="A candidate's profile", responses=candidate_errors,
+             description="The profile inferred from the redacted resume, the explicit and effective "
+                         "preferences, and exactly the text the candidate's vector is computed from.")
+    def get_candidate(candidate_id: CandidateId) -> dict[str, Any]:
+        data = ctx.candidate(candidate_id)
+        if data is None:
+            raise HTTPException(404, f"unknown candidate_id {clean_text(candidate_id)!r}")
+        return data
+
+    @app.delete("/candidates/{candidate_id:path}", status_code=204, dependencies=protected, tags=["candidates"],
+                summary="Delete a candidate", responses={**candidate_errors, 409: {"model": ErrorBody}},
+                description="Removes the profile, its vectors, its matches and every stored copy of the resume "
+                            "in one transaction (a drop-folder candidate's file too).")
+    def delete_candidate(candidate_id: CandidateId) -> Response:
+        from jobpipe.candidates.store import CandidateError
+
+        try:
+            ctx.delete_candidate(candidate_id)
+        except UnknownCandidateError as exc:
+            raise HTTPException(404, clean_text(str(exc))) from exc
+        except CandidateError as exc:
+            raise HTTPException(409, clean_text(str(exc))) from exc
+        return Response(status_code=204)
+
     @app.get("/health", response_model=HealthBody, dependencies=protected, tags=["service"],
              summary="Service, index and data freshness",
              description="Database reachability and role, embedding models with their HNSW indexes and vector "
@@ -179,3 +253,66 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
         return JSONResponse(jsonable_encoder(body), status_code=code)
 
     return app
+
+
+async def _add_candidate(ctx: ServiceContext, request: Request) -> JSONResponse:
+    """``POST /candidates``: JSON or multipart, validated, then added in the thread pool."""
+    import json
+
+    from pydantic import ValidationError
+
+    from jobpipe.candidates.documents import SUFFIXES, UnreadableResume
+    from jobpipe.candidates.store import CandidateConflict, CandidateError
+    from jobpipe.search.types import FilterError
+
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    try:
+        if kind == "multipart/form-data":
+            form = await request.form(max_files=1, max_fields=4, max_part_size=limits.MAX_UPLOAD_BYTES)
+            unknown = sorted(set(form) - {"file", "id", "preferences"})
+            upload = form.get("file")
+            if unknown:
+                raise FilterError(f"unknown form field(s) {unknown}; known: file, id, preferences")
+            if upload is None or isinstance(upload, str):
+                raise FilterError("file: a resume file is required (.txt, .md, .json, .pdf or .docx)")
+            name = upload.filename or "resume.txt"
+            suffix = ("." + name.rsplit(".", 1)[-1].lower()) if "." in name else ""
+            if suffix not in SUFFIXES:
+                raise FilterError(f"file: unsupported format {suffix or '(no suffix)'}; supported: {', '.join(SUFFIXES)}")
+            data = await upload.read()
+            candidate_id = form.get("id")
+            prefs_text = form.get("preferences")
+            if candidate_id is not None and (not isinstance(candidate_id, str) or not candidate_id.strip()):
+                raise FilterError("id: must be a non-empty string")
+            prefs = None
+            if prefs_text:
+                try:
+                    prefs = json.loads(str(prefs_text))
+                except json.JSONDecodeError as exc:
+                    raise FilterError(f"preferences: not valid JSON ({exc.msg})") from None
+                if not isinstance(prefs, dict):
+                    raise FilterError("preferences: must be a JSON object")
+            args: dict[str, Any] = {"candidate_id": str(candidate_id).strip() if candidate_id else None,
+                                    "preferences": prefs}
+        elif kind in ("application/json", ""):
+            try:
+                body = CandidateBody.model_validate_json(await request.body())
+            except ValidationError as exc:
+                raise FilterError.from_validation(exc, list(CandidateBody.model_fields)) from None
+            data, suffix = body.text.encode("utf-8"), ".txt"
+            args = {"candidate_id": body.id, "preferences": body.preferences, "name": body.name}
+        else:
+            return JSONResponse({"detail": f"unsupported content type {clean_text(kind)!r}",
+                                 "message": "send application/json or multipart/form-data"}, 415)
+        added = await run_in_threadpool(ctx.add_candidate, data, suffix, **args)
+    except (FilterError, UnreadableResume) as exc:
+        message = clean_text(str(exc)) or "invalid request"
+        return JSONResponse({"detail": [{"loc": ["body"], "msg": message, "type": "value_error"}],
+                             "message": message}, 422)
+    except CandidateConflict as exc:
+        return JSONResponse({"detail": clean_text(str(exc))}, 409)
+    except CandidateError as exc:
+        message = clean_text(str(exc)) or "invalid request"
+        return JSONResponse({"detail": [{"loc": ["body", "id"], "msg": message, "type": "value_error"}],
+                             "message": message}, 422)
+    return JSONResponse(jsonable_encoder(added), 201 if added["outcome"] == "inserted" else 200)

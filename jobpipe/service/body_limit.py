@@ -11,6 +11,7 @@ application never sees more than ``max_bytes``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from starlette.responses import JSONResponse
@@ -19,18 +20,23 @@ from jobpipe.service import limits
 
 
 class BodyLimit:
-    """ASGI middleware: at most ``max_bytes`` of request body, else 413 (early, bounded memory)."""
+    """ASGI middleware: at most ``max_bytes`` of request body, else 413 (early, bounded memory).
 
-    def __init__(self, app: Any, max_bytes: int = limits.MAX_BODY_BYTES):
-        self.app, self.max_bytes = app, max_bytes
+    ``overrides`` gives single routes their own limit: ``{("POST", "/candidates"): 10_485_760}``.
+    """
+
+    def __init__(self, app: Any, max_bytes: int = limits.MAX_BODY_BYTES,
+                 overrides: Mapping[tuple[str, str], int] | None = None):
+        self.app, self.max_bytes, self.overrides = app, max_bytes, dict(overrides or {})
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.overrides.get((scope.get("method", ""), scope.get("path", "")), self.max_bytes)
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
-            await self._reject(scope, receive, send)
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await self._reject(scope, receive, send, limit)
             return
         chunks: list[bytes] = []
         size = 0
@@ -40,8 +46,8 @@ class BodyLimit:
                 return   # the client went away: nothing to answer
             body = message.get("body", b"")
             size += len(body)
-            if size > self.max_bytes:
-                await self._reject(scope, receive, send)
+            if size > limit:
+                await self._reject(scope, receive, send, limit)
                 return
             if body:
                 chunks.append(body)
@@ -60,8 +66,8 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _reject(self, scope: Any, receive: Any, send: Any) -> None:
-        response = JSONResponse({"detail": f"request body larger than {self.max_bytes} bytes",
-                                 "message": f"send at most {self.max_bytes} bytes"},
+    async def _reject(self, scope: Any, receive: Any, send: Any, limit: int) -> None:
+        response = JSONResponse({"detail": f"request body larger than {limit} bytes",
+                                 "message": f"send at most {limit} bytes"},
                                 413, headers={"Connection": "close"})
         await response(scope, receive, send)

@@ -52,6 +52,15 @@ def _summary(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def match_hit(result: Any) -> dict[str, Any]:
+    """One ranked match as the API shows it (with the older clients' field names too)."""
+    item = _summary(asdict(result))
+    listed = len(result.matched_skills) + len(result.missing_skills) + len(result.matched_nice) + len(result.missing_nice)
+    item.update(vector_similarity=result.similarity, fused_score=result.score,
+                skill_overlap=(len(result.matched_skills) + len(result.matched_nice)) / listed if listed else 0.0)
+    return item
+
+
 log = logging.getLogger(__name__)
 
 
@@ -205,8 +214,74 @@ class ServiceContext:
         return {
             "candidate_id": candidate_id,
             "candidate_skills": clean_value(list(profile.skills)),
-            "results": [_summary(asdict(r)) for r in results],
+            "results": [match_hit(r) for r in results],
         }
+
+    # ------------------------------------------------------------------ candidates
+    @contextmanager
+    def write_connection(self) -> Iterator[psycopg.Connection]:
+        """A connection that may write candidate rows: as ``settings.write_role`` (SET ROLE), time-boxed.
+
+        Opened per request: writes are rare, and the read pool stays read-only whatever happens here.
+        """
+        from pgvector.psycopg import register_vector
+        from psycopg import sql
+
+        with psycopg.connect(self.database_url, autocommit=False) as conn:
+            conn.prepare_threshold = None
+            if self.settings.write_role:
+                conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.settings.write_role)))
+            conn.execute("SELECT set_config('statement_timeout', %s, false)",
+                         (f"{int(self.settings.write_timeout_ms)}ms",))
+            conn.commit()
+            register_vector(conn)
+            yield conn
+
+    def add_candidate(self, data: bytes, suffix: str, *, candidate_id: str | None, name: str | None = None,
+                      preferences: dict[str, Any] | None = None) -> dict[str, Any]:
+        import uuid
+
+        from jobpipe.candidates.intake import add_candidate
+        from jobpipe.config import get_settings
+
+        settings = get_settings()
+        default_id = None if candidate_id else "c-" + uuid.uuid4().hex[:12]
+        if name and suffix == ".txt":
+            import json
+
+            data, suffix = json.dumps({"name": name, "text": data.decode("utf-8", "replace")}).encode(), ".json"
+        with self.write_connection() as conn:
+            added = add_candidate(conn, data, suffix, candidate_id=candidate_id, default_id=default_id,
+                                  preferences=preferences, origin="api", embedder=self._embedder_if_loadable(),
+                                  top_n=settings.matches_top_n, reserve=settings.matches_reserve)
+        return added.as_json()
+
+    def candidate(self, candidate_id: str) -> dict[str, Any] | None:
+        from jobpipe.candidates.store import UnknownCandidateError, load_candidate
+
+        with self.connection() as conn:
+            try:
+                shown = load_candidate(conn, candidate_id).show()
+            except UnknownCandidateError:
+                return None
+        return clean_value(shown, multiline_keys=frozenset({"embedding_text", "evidence"}))
+
+    def delete_candidate(self, candidate_id: str) -> str | None:
+        from jobpipe.candidates.intake import delete_candidate
+        from jobpipe.config import get_settings
+
+        with self.write_connection() as conn:
+            return delete_candidate(conn, candidate_id, folder=get_settings().candidates_path)
+
+    def candidate_matches(self, candidate_id: str, *, top_k: int = 10) -> dict[str, Any]:
+        """The stored list (raises UnknownCandidateError): two short queries, no vector search."""
+        from jobpipe.candidates.matching import read_matches
+        from jobpipe.config import get_settings
+
+        with self.connection() as conn:
+            stored = read_matches(conn, candidate_id, top_k=top_k, top_n=get_settings().matches_top_n)
+        return {"candidate_id": stored.candidate_id, "model": stored.model, "computed_at": stored.computed_at,
+                "note": stored.note, "results": [match_hit(r) for r in stored.results]}
 
     def _embedder_if_loadable(self) -> Any:
         try:

@@ -10,6 +10,9 @@ MAX_RESUME_CHARS = 20_000
 MAX_TOP_K = 100
 DEFAULT_TOP_K = 10
 MAX_CANDIDATE_ID_CHARS = 128
+#: A resume posted to ``POST /candidates``: text up to this many characters, a file up to this size.
+MAX_UPLOAD_TEXT_CHARS = 60_000
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 MAX_JOB_ID = 2**63 - 1
 #: Request body, bytes actually received (chunked or not); more is a 413.
 MAX_BODY_BYTES = 256 * 1024

@@ -128,18 +128,90 @@ class SearchResponseBody(BaseModel):
     debug: dict[str, Any] | None = Field(None, description="Search internals (only with debug=true).")
 
 
+class MatchParts(BaseModel):
+    """Each part of a match score, 0-100 (100 confirmed fit, 50 unknown, 0 confirmed mismatch)."""
+
+    semantic: float = Field(..., description="Resume/posting vector similarity, rescaled per model.")
+    skills: float = Field(..., description="Share of the job's skills the candidate has (nice-to-have count half).")
+    experience: float = Field(..., description="Years and seniority against what the job asks for.")
+    location: float = Field(..., description="In one of the candidate's cities, or remote where welcome.")
+    job_type: float = Field(..., description="The job's employment type is one the candidate wants.")
+    salary: float = Field(..., description="The job's annual maximum against the candidate's floor.")
+
+
 class MatchHit(JobSummary):
-    score: float = Field(..., description="The score results are ranked by (= fused_score).")
-    vector_similarity: float = Field(..., description="Cosine similarity of resume and posting vectors (-1..1).")
+    rank: int = Field(..., description="1-based position in this list.")
+    score: float = Field(..., description="0-100: the weighted sum of `parts` (weights in docs/candidates.md).")
+    parts: MatchParts
+    similarity: float = Field(..., description="Raw cosine similarity of resume and posting vectors (-1..1).")
+    remote: str | None = Field(None, description="remote | hybrid | onsite; null when the posting does not say.")
+    job_type: str | None = None
+    matched_skills: list[str] = Field(default_factory=list, description="Required job skills the candidate has.")
+    missing_skills: list[str] = Field(default_factory=list, description="Required job skills the candidate lacks.")
+    matched_nice: list[str] = Field(default_factory=list, description="Nice-to-have job skills the candidate has.")
+    missing_nice: list[str] = Field(default_factory=list, description="Nice-to-have job skills the candidate lacks.")
+    vector_similarity: float = Field(..., description="Same as `similarity` (kept for older clients).")
     skill_overlap: float = Field(..., description="Share of the job's listed skills the candidate has (0..1).")
-    fused_score: float = Field(..., description="Weighted blend of vector_similarity and skill_overlap.")
-    matched_skills: list[str] = Field(default_factory=list, description="Job skills the candidate has.")
-    missing_skills: list[str] = Field(default_factory=list, description="Job skills the candidate lacks.")
+    fused_score: float = Field(..., description="Same as `score` (kept for older clients).")
 
 
 class MatchResponseBody(BaseModel):
     candidate_id: str | None = None
     candidate_skills: list[str] = Field(default_factory=list, description="Skills found in the resume.")
+    results: list[MatchHit]
+
+
+class CandidateBody(BaseModel):
+    """``POST /candidates`` as JSON: a resume as text, with optional id and preferences."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = Field(None, min_length=1, max_length=limits.MAX_CANDIDATE_ID_CHARS,
+                           description="The candidate id (default: a new random one). An existing API candidate "
+                                       "with this id is replaced.")
+    text: str = Field(..., min_length=1, max_length=limits.MAX_UPLOAD_TEXT_CHARS,
+                      description="The resume as plain text, Chinese or English. Contact details and the "
+                                  "candidate's name are removed before anything is stored.")
+    name: str | None = Field(None, max_length=200, description="The candidate's name, used only to remove it.")
+    preferences: dict[str, Any] | None = Field(
+        None, description="Explicit preferences: cities, remote, job_types, salary_min, currency, "
+                          "exclude_companies, skills (see docs/candidates.md).")
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        return require_visible(value, "id")
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return require_visible(value, "text", multiline=True) or ""
+
+
+class CandidateAdded(BaseModel):
+    candidate_id: str
+    outcome: Literal["inserted", "updated", "unchanged"]
+    embedded: bool = Field(..., description="A vector of the active model is stored (else the pipeline adds one).")
+    matches: int = Field(..., description="Rows of the candidate's match list written now.")
+
+
+class CandidateDetail(BaseModel):
+    candidate_id: str
+    origin: Literal["folder", "api", "cli"]
+    source_file: str | None = None
+    profile: dict[str, Any] = Field(..., description="What was inferred from the redacted resume.")
+    preferences: dict[str, Any] = Field(..., description="Explicit preferences as given.")
+    effective_preferences: dict[str, Any] = Field(..., description="What matching uses: explicit, else inferred.")
+    embedding_text: str = Field(..., description="Exactly the text the candidate's vector is computed from.")
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class CandidateMatchesBody(BaseModel):
+    candidate_id: str
+    model: str | None = Field(None, description="The embedding model the list was computed with.")
+    computed_at: datetime | None = None
+    note: str | None = Field(None, description="Why the list is empty, when it is.")
     results: list[MatchHit]
 
 

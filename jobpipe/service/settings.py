@@ -29,6 +29,11 @@ class ServiceSettings:
     pool_max_size: int = 8
     #: Seconds a request waits for a pooled connection before answering 503.
     pool_timeout_s: float = 5.0
+    #: The login ``POST``/``DELETE /candidates`` write with (it may write candidate rows only: see
+    #: jobpipe.db.roles); None = the one jobpipe sets up on its embedded server.
+    writer_database_url: str | None = None
+    #: Statement timeout of those writes (a new candidate is embedded and matched in the request).
+    write_timeout_ms: int = 30_000
 
 
 def service_settings() -> ServiceSettings:
@@ -43,6 +48,7 @@ def service_settings() -> ServiceSettings:
         database_url=_env("JOBPIPE_SERVICE_DATABASE_URL"),
         statement_timeout_ms=int(_env("JOBPIPE_STATEMENT_TIMEOUT_MS") or limits.DEFAULT_STATEMENT_TIMEOUT_MS),
         pool_max_size=int(_env("JOBPIPE_SERVICE_POOL_SIZE") or 8),
+        writer_database_url=_env("JOBPIPE_SERVICE_WRITER_DATABASE_URL"),
     )
 
 

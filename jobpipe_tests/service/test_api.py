@@ -174,7 +174,7 @@ def test_match_stored_candidate_and_unknown_candidate(client: TestClient, databa
     from jobpipe_tests.candidates.resumes import EN_FRONTEND
 
     with connect(database) as conn:
-        upsert_candidates(conn, [parse_resume("cand-fe", EN_FRONTEND, name="Sam Lee")])
+        upsert_candidates(conn, [parse_resume("cand-fe", EN_FRONTEND, ["Sam Lee"])])
         sync_candidate_embeddings(conn, HashEmbedder())
     body = client.post("/match", json={"candidate_id": "cand-fe", "remote": True}).json()
     assert body["candidate_id"] == "cand-fe"

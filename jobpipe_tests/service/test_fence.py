@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jobpipe.service.fence import LOOKALIKES, Fence, encode
-from jobpipe.service.mcp_server import format_job, format_matches, format_salary, format_search
+from jobpipe.service.mcp_server import format_job, format_matches, format_salary, format_search, format_stored_matches
 from jobpipe.text.sanitize import clean_text
 
 EXAMPLES = 300   # per tool; three tools
@@ -55,8 +55,11 @@ def postings(draw, n_min: int = 1) -> list[dict]:
             "external_id": draw(hostile), "source": "board", "status": "open",
             "salary": {"min": 100, "max": 200, "currency": draw(st.one_of(st.none(), st.just("USD"), hostile)),
                        "period": "month"},
-            "matched_skills": draw(words), "missing_skills": draw(words),
-            "fused_score": 0.5, "vector_similarity": 0.4, "skill_overlap": 0.25,
+            "matched_skills": draw(words), "missing_skills": draw(words), "matched_nice": draw(words),
+            "missing_nice": draw(words), "rank": i + 1, "score": 61.5,
+            "parts": {"semantic": 40.0, "skills": 25.0, "experience": 50.0, "location": 100.0, "job_type": 50.0,
+                      "salary": 50.0},
+            "fused_score": 61.5, "vector_similarity": 0.4, "skill_overlap": 0.25,
         })
     return jobs
 
@@ -98,8 +101,8 @@ def _fields(inside: str) -> list[str]:
     return [html.unescape(part) for part in inside.split(" | ")]
 
 
-counted = {"search_jobs": 0, "get_job": 0, "match_candidate": 0}
-posting_count = {"search_jobs": 0, "get_job": 0, "match_candidate": 0}
+counted = {"search_jobs": 0, "get_job": 0, "match_candidate": 0, "candidate_matches": 0}
+posting_count = {"search_jobs": 0, "get_job": 0, "match_candidate": 0, "candidate_matches": 0}
 passed: dict[str, int] = {}
 _settings = settings(max_examples=EXAMPLES, deadline=None, database=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -128,21 +131,46 @@ def test_search_jobs_output_has_one_block_per_posting():
     passed["search_jobs"] = counted["search_jobs"]
 
 
+_NOTE = "match 62/100 (semantic 40, skills 25, experience 50, location 100, job type 50, salary 50)"
+
+
+def _check_match_lines(text: str, jobs: list[dict]) -> None:
+    lines = [line for line in text.splitlines() if _MARKER.search(line) and line[0].isdigit()]
+    assert len(lines) == len(jobs) and len(_MARKER.findall(text)) == 2 * len(jobs)
+    for rank, (line, job) in enumerate(zip(lines, jobs), 1):
+        outside, _ = _split_blocks(line)
+        assert outside == f"{rank}. job_id={job['job_id']} {_NOTE} [[BLOCK]]"    # only our values outside
+        raw = re.search(r'id="[0-9a-f]{12}">(.*)</', line).group(1)
+        extra = [f"has: {_one(', '.join(job['matched_skills'] + job['matched_nice']) or '-')}",
+                 f"missing: {_one(', '.join(job['missing_skills']) or '-')}"]
+        if job["missing_nice"]:
+            extra.append(f"nice to have: {_one(', '.join(job['missing_nice']))}")
+        assert _fields(raw) == _listing(job, extra)
+
+
 @_settings
 @given(jobs=postings())
 def property_match_candidate_output_has_one_block_per_posting(jobs):
     text = format_matches({"candidate_id": None, "candidate_skills": ["python"], "results": jobs})
     counted["match_candidate"] += 1
     posting_count["match_candidate"] += len(jobs)
-    lines = [line for line in text.splitlines() if _MARKER.search(line) and line[0].isdigit()]
-    assert len(lines) == len(jobs) and len(_MARKER.findall(text)) == 2 * len(jobs)
-    for rank, (line, job) in enumerate(zip(lines, jobs), 1):
-        outside, _ = _split_blocks(line)
-        assert outside == (f"{rank}. job_id={job['job_id']} match 0.50 (similarity 0.40, skills 25%) [[BLOCK]]")
-        raw = re.search(r'id="[0-9a-f]{12}">(.*)</', line).group(1)
-        extra = [f"has: {_one(', '.join(job['matched_skills']) or '-')}",
-                 f"missing: {_one(', '.join(job['missing_skills']) or '-')}"]
-        assert _fields(raw) == _listing(job, extra)
+    _check_match_lines(text, jobs)
+
+
+@_settings
+@given(jobs=postings(), candidate_id=hostile)
+def property_candidate_matches_output_has_one_block_per_posting(jobs, candidate_id):
+    text = format_stored_matches({"candidate_id": candidate_id or "x", "model": "m", "computed_at": None,
+                                  "note": None, "results": jobs})
+    counted["candidate_matches"] += 1
+    posting_count["candidate_matches"] += len(jobs)
+    _check_match_lines(text, jobs)
+    assert len(_split_blocks(text)[1]) == len(jobs)
+
+
+def test_candidate_matches_output_has_one_block_per_posting():
+    property_candidate_matches_output_has_one_block_per_posting()
+    passed["candidate_matches"] = counted["candidate_matches"]
 
 
 def test_match_candidate_output_has_one_block_per_posting():
