@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from jobpipe.candidates import CandidatePreferences, CandidateRecord, parse_resume, read_matches, upsert_candidate  # noqa: E402
 from jobpipe.candidates.documents import read_file  # noqa: E402
-from jobpipe.candidates.pipeline import embed_candidates, refresh_matches  # noqa: E402
+from jobpipe.candidates.matching import refresh_matches  # noqa: E402
+from jobpipe.pipeline.candidates import embed_candidates  # noqa: E402
 from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
 from jobpipe.text.tokenize import tokenize  # noqa: E402
@@ -135,6 +136,10 @@ class BM25:
 
 
 def add_candidate(conn: psycopg.Connection, candidate_id: str, text: str, names: tuple[str, ...] = ()) -> None:
+    """A resume as a file of it would be read (the reader's cleaning: mojibake, invisible characters)."""
+    from jobpipe.candidates.documents import read_bytes
+
+    text = read_bytes(text.encode("utf-8"), ".txt").text
     record = CandidateRecord(parse_resume(candidate_id, text, names), CandidatePreferences(), origin="cli")
     upsert_candidate(conn, record)
 
@@ -312,12 +317,13 @@ def bench_eval(per_category: int, pool_file: Path | None) -> dict[str, Any]:
             per_cat[cat][method] += hits / 10 / len(categories[cat])
     if pool_file is not None:
         with connect(url) as conn:
-            titles = {eid: t for eid, t in conn.execute("SELECT external_id, title || ' | ' || coalesce(company, '') "
-                                                       "FROM jobs")}
+            info = {eid: (t, c, s, d) for eid, t, c, s, d in conn.execute(
+                "SELECT external_id, title, company, skills, left(description_text, 300) FROM jobs")}
         with pool_file.open("w", encoding="utf-8") as f:
             for (cat, pid), methods in sorted(pool.items()):
-                f.write(json.dumps({"category": cat, "id": pid, "title": titles.get(pid), "methods": sorted(methods)},
-                                   ensure_ascii=False) + "\n")
+                t, c, s, d = info.get(pid, (None, None, [], ""))
+                f.write(json.dumps({"category": cat, "id": pid, "title": t, "company": c, "skills": s,
+                                    "description": d, "methods": sorted(methods)}, ensure_ascii=False) + "\n")
     return {"per_category": per_cat, "unjudged": dict(unjudged), "model": model.model, "candidates": len(resumes),
             "build_seconds": build_seconds, "refresh": refresh.as_metadata(), "pool": len(pool)}
 

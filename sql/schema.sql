@@ -67,20 +67,63 @@ CREATE TABLE public.candidate_embeddings (
 ALTER TABLE ONLY public.candidate_embeddings ALTER COLUMN embedding SET STORAGE MAIN;
 
 --
+-- Name: candidate_match_jobs; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.candidate_match_jobs (
+    job_id bigint NOT NULL,
+    record_hash text NOT NULL,
+    model text NOT NULL
+);
+
+--
+-- Name: candidate_match_state; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.candidate_match_state (
+    candidate_id text NOT NULL,
+    model text NOT NULL,
+    match_hash text NOT NULL,
+    similarity_floor real,
+    complete boolean DEFAULT false NOT NULL,
+    computed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
 -- Name: candidate_matches; Type: TABLE; Schema: public; Owner: -
 --
 
 CREATE TABLE public.candidate_matches (
     candidate_id text NOT NULL,
     job_id bigint NOT NULL,
-    rank integer NOT NULL,
-    score double precision NOT NULL,
-    vector_score double precision,
-    skill_score double precision,
+    model text NOT NULL,
+    score real NOT NULL,
+    semantic real NOT NULL,
+    skills real NOT NULL,
+    experience real NOT NULL,
+    location real NOT NULL,
+    job_type real NOT NULL,
+    salary real NOT NULL,
+    similarity real NOT NULL,
     matched_skills text[] DEFAULT '{}'::text[] NOT NULL,
     missing_skills text[] DEFAULT '{}'::text[] NOT NULL,
-    model text NOT NULL,
+    matched_nice text[] DEFAULT '{}'::text[] NOT NULL,
+    missing_nice text[] DEFAULT '{}'::text[] NOT NULL,
+    dedupe_key text,
     computed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: candidate_quarantine; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.candidate_quarantine (
+    source_file text NOT NULL,
+    reason text NOT NULL,
+    file_hash text,
+    file_size bigint,
+    file_mtime_ns bigint,
+    quarantined_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -89,7 +132,6 @@ CREATE TABLE public.candidate_matches (
 
 CREATE TABLE public.candidates (
     candidate_id text NOT NULL,
-    name text,
     resume_text text NOT NULL,
     headline text,
     skills text[] DEFAULT '{}'::text[] NOT NULL,
@@ -97,8 +139,32 @@ CREATE TABLE public.candidates (
     experience_years numeric,
     language text,
     content_hash text NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    origin text DEFAULT 'folder'::text NOT NULL,
+    source_file text,
+    file_hash text,
+    file_size bigint,
+    file_mtime_ns bigint,
+    profile jsonb DEFAULT '{}'::jsonb NOT NULL,
+    preferences jsonb DEFAULT '{}'::jsonb NOT NULL,
+    embedding_text text DEFAULT ''::text NOT NULL,
+    match_hash text DEFAULT ''::text NOT NULL,
+    parser_version integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT candidates_origin_check CHECK ((origin = ANY (ARRAY['folder'::text, 'api'::text, 'cli'::text])))
 );
+
+--
+-- Name: COLUMN candidates.resume_text; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.candidates.resume_text IS 'The resume text with contact details and the candidate''s own name removed (jobpipe.candidates.redact).';
+
+--
+-- Name: COLUMN candidates.content_hash; Type: COMMENT; Schema: public; Owner: -
+--
+
+COMMENT ON COLUMN public.candidates.content_hash IS 'sha256 of embedding_text: the vector is stale when it differs.';
 
 --
 -- Name: embedding_models; Type: TABLE; Schema: public; Owner: -
@@ -261,6 +327,16 @@ CREATE TABLE public.job_embeddings (
 ALTER TABLE ONLY public.job_embeddings ALTER COLUMN embedding SET STORAGE MAIN;
 
 --
+-- Name: job_skill_tiers; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_skill_tiers (
+    job_id bigint NOT NULL,
+    content_hash text NOT NULL,
+    nice_to_have text[] DEFAULT '{}'::text[] NOT NULL
+);
+
+--
 -- Name: job_terms; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -322,6 +398,17 @@ CREATE TABLE public.listing_fingerprints (
     sum_high numeric NOT NULL,
     sum_low numeric NOT NULL,
     recorded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+--
+-- Name: match_calibration; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.match_calibration (
+    model text NOT NULL,
+    similarity_floor real NOT NULL,
+    pairs integer NOT NULL,
+    computed_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
 --
@@ -570,11 +657,32 @@ ALTER TABLE ONLY public.candidate_embeddings
     ADD CONSTRAINT candidate_embeddings_pkey PRIMARY KEY (candidate_id, model) INCLUDE (content_hash);
 
 --
+-- Name: candidate_match_jobs candidate_match_jobs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_match_jobs
+    ADD CONSTRAINT candidate_match_jobs_pkey PRIMARY KEY (job_id);
+
+--
+-- Name: candidate_match_state candidate_match_state_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_match_state
+    ADD CONSTRAINT candidate_match_state_pkey PRIMARY KEY (candidate_id);
+
+--
 -- Name: candidate_matches candidate_matches_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.candidate_matches
     ADD CONSTRAINT candidate_matches_pkey PRIMARY KEY (candidate_id, job_id);
+
+--
+-- Name: candidate_quarantine candidate_quarantine_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_quarantine
+    ADD CONSTRAINT candidate_quarantine_pkey PRIMARY KEY (source_file);
 
 --
 -- Name: candidates candidates_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -619,6 +727,13 @@ ALTER TABLE ONLY public.job_embeddings
     ADD CONSTRAINT job_embeddings_pkey PRIMARY KEY (job_id, model) INCLUDE (content_hash);
 
 --
+-- Name: job_skill_tiers job_skill_tiers_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_skill_tiers
+    ADD CONSTRAINT job_skill_tiers_pkey PRIMARY KEY (job_id);
+
+--
 -- Name: job_terms job_terms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -652,6 +767,13 @@ ALTER TABLE ONLY public.jobs
 
 ALTER TABLE ONLY public.listing_fingerprints
     ADD CONSTRAINT listing_fingerprints_pkey PRIMARY KEY (source);
+
+--
+-- Name: match_calibration match_calibration_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.match_calibration
+    ADD CONSTRAINT match_calibration_pkey PRIMARY KEY (model);
 
 --
 -- Name: normalized_postings normalized_postings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -701,6 +823,24 @@ ALTER TABLE ONLY public.service_logins
 
 ALTER TABLE ONLY public.serving_snapshots
     ADD CONSTRAINT serving_snapshots_pkey PRIMARY KEY (snapshot_id);
+
+--
+-- Name: candidate_matches_job; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX candidate_matches_job ON public.candidate_matches USING btree (job_id);
+
+--
+-- Name: candidate_matches_ranked; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX candidate_matches_ranked ON public.candidate_matches USING btree (candidate_id, score DESC, job_id);
+
+--
+-- Name: candidates_source_file; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX candidates_source_file ON public.candidates USING btree (source_file) WHERE (source_file IS NOT NULL);
 
 --
 -- Name: embedding_models_one_active; Type: INDEX; Schema: public; Owner: -
@@ -819,6 +959,13 @@ ALTER TABLE ONLY public.candidate_embeddings
     ADD CONSTRAINT candidate_embeddings_model_fkey FOREIGN KEY (model) REFERENCES public.embedding_models(model);
 
 --
+-- Name: candidate_match_state candidate_match_state_candidate_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.candidate_match_state
+    ADD CONSTRAINT candidate_match_state_candidate_id_fkey FOREIGN KEY (candidate_id) REFERENCES public.candidates(candidate_id) ON DELETE CASCADE;
+
+--
 -- Name: candidate_matches candidate_matches_candidate_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -859,6 +1006,13 @@ ALTER TABLE ONLY public.job_embeddings
 
 ALTER TABLE ONLY public.job_embeddings
     ADD CONSTRAINT job_embeddings_model_fkey FOREIGN KEY (model) REFERENCES public.embedding_models(model);
+
+--
+-- Name: job_skill_tiers job_skill_tiers_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_skill_tiers
+    ADD CONSTRAINT job_skill_tiers_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(job_id) ON DELETE CASCADE;
 
 --
 -- Name: job_terms job_terms_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

@@ -78,10 +78,12 @@ _MOJIBAKE = re.compile("[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0
 
 
 def _repair(match: re.Match[str]) -> str:
-    try:
-        return match.group(0).encode("cp1252").decode("utf-8")
-    except UnicodeError:
-        return match.group(0)
+    for codec in ("cp1252", "latin-1"):   # latin-1 for bytes cp1252 leaves undefined ("â\x80¢" is "•")
+        try:
+            return match.group(0).encode(codec).decode("utf-8")
+        except UnicodeError:
+            continue
+    return match.group(0)
 
 
 def _finish(text: str, *, markup: bool) -> tuple[str, bool]:

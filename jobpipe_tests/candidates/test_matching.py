@@ -222,6 +222,7 @@ def test_a_model_switch_recomputes_every_list_with_the_new_model_only(db, market
     assert {r[0] for r in db.execute("SELECT DISTINCT model FROM candidate_matches")} == {"test-hash-32"}
 
 
+@pytest.mark.slow
 def test_incremental_lists_equal_a_full_rebuild(db):
     """After closed, changed, new and reopened jobs and an edited candidate, the refreshed lists are
     exactly what a full rebuild computes."""
@@ -246,6 +247,7 @@ def test_incremental_lists_equal_a_full_rebuild(db):
     assert incremental == rebuilt
 
 
+@pytest.mark.slow
 def test_incremental_lists_equal_a_full_rebuild_when_the_pool_is_a_fraction_of_the_jobs(db):
     postings = world.random_postings(600, seed=5)
     world.load(db, postings)

@@ -22,6 +22,8 @@ from jobpipe.embedding import TokenHashEmbedder
 from jobpipe_tests.candidates.files import make_docx, make_pdf
 from jobpipe_tests.service.support import embed_jobs, insert_jobs
 
+pytestmark = pytest.mark.slow   # the whole candidate graph through Dagster, every door in and out
+
 NAME_EN, NAME_ZH = "Zephyrine Quillfeather", "龚雪梅"
 SECRETS = [
     NAME_EN, "Quillfeather", NAME_ZH, "zq.private@example.org", "gxm.mail@example.cn", "+1 (415) 555-0123",
