@@ -345,24 +345,29 @@ def cmd_db(args: argparse.Namespace) -> int:
 def _service_role(args: argparse.Namespace) -> int:
     """The opt-in step that gives the query service its own reader login on this database."""
     from jobpipe.db import ready_url
-    from jobpipe.db.roles import SERVING_OBJECTS, ServiceRoleError, ensure_service_login
+    from jobpipe.db.roles import CANDIDATE_WRITES, SERVING_OBJECTS, ServiceRoleError, ensure_service_login
     from jobpipe.db.server import serves
 
     url = ready_url()
     # Over the network a login needs a password; the embedded server trusts its own socket.
     password: bool | str = args.password if args.password is not None else not serves(url)
+    writer = bool(args.candidate_writer)
     try:
-        login = ensure_service_login(url, role=args.role, password=password, create=not args.no_create)
+        login = ensure_service_login(url, role=args.role, password=password, create=not args.no_create,
+                                     candidate_writer=writer)
     except ServiceRoleError as exc:
         print(f"jobpipe: {exc}", file=sys.stderr)
         return 1
     what = "created" if login.created else "exists"
-    print(f"service login {login.role} ({what}): SELECT on {len(SERVING_OBJECTS)} serving objects, nothing else; "
+    rights = (f"SELECT on {len(SERVING_OBJECTS)} serving objects"
+              + (f", writes on the {len(CANDIDATE_WRITES)} candidate tables" if writer else "") + ", nothing else")
+    print(f"{'candidate writer' if writer else 'service'} login {login.role} ({what}): {rights}; "
           "no role memberships.", file=sys.stderr)
+    variable = "JOBPIPE_SERVICE_WRITER_DATABASE_URL" if writer else "JOBPIPE_SERVICE_DATABASE_URL"
     if login.password is not None or serves(url):
-        print(f"JOBPIPE_SERVICE_DATABASE_URL={login.url}")
+        print(f"{variable}={login.url}")
     else:
-        print(f"(password unchanged: pass --password to set a new one) JOBPIPE_SERVICE_DATABASE_URL={login.url}")
+        print(f"(password unchanged: pass --password to set a new one) {variable}={login.url}")
     return 0
 
 
@@ -537,6 +542,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "embedded server)")
     p.add_argument("--no-create", action="store_true",
                    help="service-role: only grant, to a login the server's administrator created")
+    p.add_argument("--candidate-writer", action="store_true",
+                   help="service-role: the login POST/DELETE /candidates write with instead (default name "
+                        "<database>_candidates): it reads what the service reads and writes candidate tables only")
     p.set_defaults(func=cmd_db)
 
     p = sub.add_parser("ui", help="the Dagster UI (dagster dev) against jobpipe's instance")

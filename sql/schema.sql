@@ -540,7 +540,8 @@ CREATE TABLE public.run_locks (
 
 CREATE TABLE public.service_logins (
     role name NOT NULL,
-    granted_at timestamp with time zone DEFAULT now() NOT NULL
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    writes_candidates boolean DEFAULT false NOT NULL
 );
 
 --

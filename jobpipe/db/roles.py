@@ -15,6 +15,11 @@ Who creates it:
 
 A registered login (``service_logins``) gets its grants refreshed by every migration, so a
 serving table added later is readable without another step. Migrating creates no role.
+
+``POST``/``DELETE /candidates`` write through a second login of the same kind, the candidate
+writer (``<database>_candidates``, ``jobpipe db service-role --candidate-writer``): it reads
+what the reader reads and may write the candidate tables (:data:`CANDIDATE_WRITES`) and
+nothing else, so the read pool stays read-only whatever a request does.
 """
 
 from __future__ import annotations
@@ -34,8 +39,19 @@ from jobpipe.db.migrate import MIGRATION_LOCK_ID
 SERVING_OBJECTS: tuple[str, ...] = (
     "jobs", "job_terms", "job_embeddings", "embedding_models", "serving_jobs", "job_duplicate_groups",
     "serving_snapshots", "fetch_runs", "candidates", "candidate_embeddings", "candidate_matches",
-    "schema_migrations",
+    "candidate_match_state", "match_calibration", "job_skill_tiers", "schema_migrations",
 )
+#: What the candidate writer may do beyond reading: the candidate tables only (adding, editing
+#: and deleting one candidate: its profile, vector, match list; a deleted drop-folder file's
+#: quarantine entry). Never jobs, never the pipeline's own state.
+CANDIDATE_WRITES: dict[str, str] = {
+    "candidates": "SELECT, INSERT, UPDATE, DELETE",
+    "candidate_embeddings": "SELECT, INSERT, UPDATE, DELETE",
+    "candidate_matches": "SELECT, INSERT, UPDATE, DELETE",
+    "candidate_match_state": "SELECT, INSERT, UPDATE, DELETE",
+    "candidate_quarantine": "SELECT, DELETE",
+}
+WRITER_SUFFIX = "_candidates"
 _MAX_NAME = 63   # PostgreSQL truncates identifiers beyond NAMEDATALEN - 1 bytes
 
 
@@ -51,14 +67,20 @@ class ServiceLogin:
     password: str | None = None
 
 
-def service_role_name(database: str) -> str:
-    """``<database>_service``, shortened with a hash when the name would pass 63 bytes."""
-    name = f"{database}_service"
+def service_role_name(database: str, suffix: str = "_service") -> str:
+    """``<database>_service`` (the candidate writer: ``<database>_candidates``), shortened with a
+    hash when the name would pass 63 bytes."""
+    name = f"{database}{suffix}"
     if len(name.encode()) <= _MAX_NAME:
         return name
     digest = hashlib.sha256(database.encode()).hexdigest()[:8]
-    head = database.encode()[:_MAX_NAME - len("_service") - 9].decode(errors="ignore")
-    return f"{head}_{digest}_service"
+    head = database.encode()[:_MAX_NAME - len(suffix) - 9].decode(errors="ignore")
+    return f"{head}_{digest}{suffix}"
+
+
+def writer_role_name(database: str) -> str:
+    """``<database>_candidates``: the login ``POST``/``DELETE /candidates`` write with."""
+    return service_role_name(database, WRITER_SUFFIX)
 
 
 def login_url(url: str, role: str, password: str | None = None) -> str:
@@ -109,10 +131,11 @@ def _role_exists(conn: psycopg.Connection, role: str) -> bool:
     return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is not None
 
 
-def grant_serving(conn: psycopg.Connection, role: str) -> int:
+def grant_serving(conn: psycopg.Connection, role: str, *, candidate_writer: bool = False) -> int:
     """Give ``role`` SELECT on the serving objects that exist, and take back anything else it holds here.
 
-    Run as the objects' owner. Returns how many objects it can read.
+    ``candidate_writer``: also the writes of :data:`CANDIDATE_WRITES`. Run as the objects' owner.
+    Returns how many objects it can read.
     """
     with conn.transaction():
         # Serialized with migrations (and other grants): concurrent GRANTs on one object fail.
@@ -132,6 +155,14 @@ def grant_serving(conn: psycopg.Connection, role: str) -> int:
         if present:
             conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(
                 sql.SQL(", ").join(sql.Identifier("public", name) for name in sorted(present)), ident))
+        if candidate_writer:
+            writable = [r[0] for r in conn.execute(
+                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = 'public' AND c.relname = ANY(%s) AND c.relkind IN ('r', 'p')",
+                (list(CANDIDATE_WRITES),))]
+            for name in writable:
+                conn.execute(sql.SQL("GRANT {} ON {} TO {}").format(
+                    sql.SQL(CANDIDATE_WRITES[name]), sql.Identifier("public", name), ident))
         # Temporary tables are DDL too: by default every role may create them (PUBLIC holds TEMP).
         # Only the database's owner (or a superuser) can take that back; otherwise it stays.
         can_alter = conn.execute(
@@ -140,26 +171,38 @@ def grant_serving(conn: psycopg.Connection, role: str) -> int:
         if can_alter:
             conn.execute(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(database))
             conn.execute(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM {}").format(database, ident))
-        conn.execute("INSERT INTO service_logins (role) VALUES (%s) ON CONFLICT (role) DO UPDATE SET granted_at = now()",
-                     (role,))
+        if _has_writer_column(conn):
+            conn.execute("INSERT INTO service_logins (role, writes_candidates) VALUES (%s, %s) ON CONFLICT (role) "
+                         "DO UPDATE SET granted_at = now(), writes_candidates = EXCLUDED.writes_candidates",
+                         (role, candidate_writer))
+        else:   # migrations before 0018
+            conn.execute("INSERT INTO service_logins (role) VALUES (%s) ON CONFLICT (role) DO UPDATE SET "
+                         "granted_at = now()", (role,))
     return len(present)
+
+
+def _has_writer_column(conn: psycopg.Connection) -> bool:
+    return conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = 'public' "
+        "AND table_name = 'service_logins' AND column_name = 'writes_candidates')").fetchone()[0]  # type: ignore[index]
 
 
 def refresh_grants(conn: psycopg.Connection) -> list[str]:
     """Re-grant every registered service login that still exists (after migrations added objects)."""
     if conn.execute("SELECT to_regclass('service_logins') IS NULL").fetchone()[0]:  # type: ignore[index]
         return []
-    roles = [r[0] for r in conn.execute("SELECT role FROM service_logins ORDER BY role")]
+    writer = "writes_candidates" if _has_writer_column(conn) else "false"
+    roles = conn.execute(f"SELECT role, {writer} FROM service_logins ORDER BY role").fetchall()
     done = []
-    for role in roles:
+    for role, writes in roles:
         if _role_exists(conn, role):
-            grant_serving(conn, role)
+            grant_serving(conn, role, candidate_writer=bool(writes))
             done.append(role)
     return done
 
 
 def ensure_service_login(owner_url: str, *, role: str | None = None, password: bool | str = False,
-                         create: bool = True) -> ServiceLogin:
+                         create: bool = True, candidate_writer: bool = False) -> ServiceLogin:
     """The service's login for the database at ``owner_url``, created if missing, with its grants.
 
     ``owner_url`` logs in as the owner of jobpipe's tables (the pipeline's login). ``password``:
@@ -167,10 +210,11 @@ def ensure_service_login(owner_url: str, *, role: str | None = None, password: b
     False sets none (the embedded server trusts its local socket). An existing role keeps its
     password unless one is given. ``create=False`` only grants (an operator created the role).
     Refuses a role that could act as more than a reader (superuser, memberships, ownership).
+    ``candidate_writer``: the candidate writer's login instead (default name ``<database>_candidates``).
     """
     with psycopg.connect(owner_url, autocommit=True) as conn:
         database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
-        name = role or service_role_name(database)
+        name = role or (writer_role_name(database) if candidate_writer else service_role_name(database))
         secret = secrets.token_urlsafe(24) if password is True else (password or None)
         created = False
         if not _role_exists(conn, name):
@@ -199,18 +243,22 @@ def ensure_service_login(owner_url: str, *, role: str | None = None, password: b
                                    "The service needs a plain login role with no memberships")
         if conn.execute("SELECT to_regclass('service_logins') IS NULL").fetchone()[0]:  # type: ignore[index]
             raise ServiceRoleError("the database is not migrated: run any jobpipe command with the pipeline's login first")
-        grant_serving(conn, name)
+        grant_serving(conn, name, candidate_writer=candidate_writer)
     return ServiceLogin(role=name, url=login_url(owner_url, name, secret), created=created, password=secret)
 
 
 def drop_service_login(admin_url: str, database: str, role: str | None = None) -> bool:
-    """Drop the service login of a database that is gone (test databases); False if it had none."""
-    name = role or service_role_name(database)
+    """Drop the service logins (reader and candidate writer) of a database that is gone (test
+    databases), or ``role``; False if there was none to drop."""
+    names = [role] if role else [service_role_name(database), writer_role_name(database)]
+    dropped = False
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not _role_exists(conn, name):
-            return False
-        try:
-            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
-        except psycopg.errors.DependentObjectsStillReferenced:
-            return False   # it still holds grants in a database that exists: leave it
-    return True
+        for name in names:
+            if not _role_exists(conn, name):
+                continue
+            try:
+                conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+                dropped = True
+            except psycopg.errors.DependentObjectsStillReferenced:
+                pass   # it still holds grants in a database that exists: leave it
+    return dropped

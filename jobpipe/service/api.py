@@ -78,11 +78,15 @@ _bearer = HTTPBearer(auto_error=False, description="The server's JOBPIPE_API_TOK
 
 
 def create_app(settings: ServiceSettings | None = None, *, database_url: str | None = None,
-               embedder: Any = None, token: str | None = None) -> FastAPI:
-    """The API application. ``token`` (else ``settings.token`` / JOBPIPE_API_TOKEN) enables auth."""
+               embedder: Any = None, token: str | None = None, writer_source: str | None = None) -> FastAPI:
+    """The API application. ``token`` (else ``settings.token`` / JOBPIPE_API_TOKEN) enables auth.
+
+    ``writer_source``: the URL the service was pointed at before its reader login was settled
+    (see :class:`ServiceContext`); candidate writes set their own login up from it.
+    """
     settings = settings or service_settings()
     token = token or settings.token
-    ctx = ServiceContext(settings, database_url=database_url, embedder=embedder)
+    ctx = ServiceContext(settings, database_url=database_url, embedder=embedder, writer_source=writer_source)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):  # noqa: ARG001

@@ -68,9 +68,13 @@ class ServiceContext:
     """Shared by every request of one process. Thread-safe: endpoints run in a thread pool."""
 
     def __init__(self, settings: ServiceSettings | None = None, *, database_url: str | None = None,
-                 embedder: Any = None):
+                 embedder: Any = None, writer_source: str | None = None):
         self.settings = settings or service_settings()
         self._database_url = database_url or self.settings.database_url
+        #: The URL the service was pointed at before it settled its reader (the owner's, on the
+        #: embedded server): where jobpipe may set the candidate writer up itself.
+        self._writer_source = writer_source
+        self._writer_url: str | None = None
         self._embedder = embedder
         self._pool: Any = None
         self._login_url: str | None = None
@@ -218,19 +222,26 @@ class ServiceContext:
         }
 
     # ------------------------------------------------------------------ candidates
+    def writer_url(self) -> str:
+        """The candidate writer's login (ServiceConfigError, answered 503, when there is none)."""
+        if self._writer_url is None:
+            from jobpipe.service.login import resolve_writer_login
+
+            given = self.settings.writer_database_url
+            self._writer_url = resolve_writer_login(given or self._writer_source or self.database_url,
+                                                    given=given is not None)
+        return self._writer_url
+
     @contextmanager
     def write_connection(self) -> Iterator[psycopg.Connection]:
-        """A connection that may write candidate rows: as ``settings.write_role`` (SET ROLE), time-boxed.
+        """A connection that may write candidate rows only (the candidate writer's login), time-boxed.
 
         Opened per request: writes are rare, and the read pool stays read-only whatever happens here.
         """
         from pgvector.psycopg import register_vector
-        from psycopg import sql
 
-        with psycopg.connect(self.database_url, autocommit=False) as conn:
+        with psycopg.connect(self.writer_url(), autocommit=False) as conn:
             conn.prepare_threshold = None
-            if self.settings.write_role:
-                conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.settings.write_role)))
             conn.execute("SELECT set_config('statement_timeout', %s, false)",
                          (f"{int(self.settings.write_timeout_ms)}ms",))
             conn.commit()

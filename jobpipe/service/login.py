@@ -41,3 +41,36 @@ def resolve_login(url: str) -> str:
         f"the query service will not log in as {user!r}: it {'; '.join(reasons)}, so one injected statement "
         "could change data. Create the service's own login once with `jobpipe db service-role` (run with the "
         "pipeline's login; it prints the URL), then set JOBPIPE_SERVICE_DATABASE_URL to that URL.")
+
+
+def resolve_writer_login(url: str, *, given: bool) -> str:
+    """The URL ``POST``/``DELETE /candidates`` write with: the candidate writer's own login.
+
+    ``given``: ``url`` is ``JOBPIPE_SERVICE_WRITER_DATABASE_URL`` (used as it is once it proves
+    a plain login); else ``url`` is the database the service was pointed at, and only on
+    jobpipe's embedded server, logged in as the owner, does jobpipe set the writer up itself.
+    Raises :class:`ServiceConfigError` naming the step otherwise (the endpoints answer 503).
+    """
+    from jobpipe.db.roles import writer_role_name
+
+    with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+        user = conn.execute("SELECT session_user").fetchone()[0]  # type: ignore[index]
+        database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        reasons = unsafe_reasons(conn, user)
+    if given:
+        if reasons:
+            raise ServiceConfigError(
+                f"JOBPIPE_SERVICE_WRITER_DATABASE_URL logs in as {user!r}, which {'; '.join(reasons)}: candidate "
+                "writes need the candidate writer's own login (`jobpipe db service-role --candidate-writer`)")
+        return url
+    from jobpipe.db.server import serves
+
+    if reasons and serves(url):
+        try:
+            return ensure_service_login(url, candidate_writer=True).url
+        except ServiceRoleError as exc:
+            raise ServiceConfigError(str(exc)) from None
+    raise ServiceConfigError(
+        "adding and deleting candidates through the service needs the candidate writer's own login: create it "
+        f"once with `jobpipe db service-role --candidate-writer` (default name {writer_role_name(database)!r}) and "
+        "set JOBPIPE_SERVICE_WRITER_DATABASE_URL to the URL it prints")

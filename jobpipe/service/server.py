@@ -28,8 +28,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, token: str | None = None
         from jobpipe.db import ready_url
 
         database_url = ready_url()
-    database_url = _settled_login(database_url or settings.database_url)
-    app = create_app(settings, database_url=database_url, embedder=embedder, token=token)
+    pointed = database_url or settings.database_url
+    database_url = _settled_login(pointed)
+    app = create_app(settings, database_url=database_url, embedder=embedder, token=token, writer_source=pointed)
     uvicorn.run(app, host=host, port=port, log_level=log_level, proxy_headers=False, server_header=False)
 
 

@@ -104,7 +104,8 @@ def _leaks(text: str) -> list[str]:
 
 def test_no_personal_data_in_tables_logs_or_dagster_events(database, db, drop_folder, tmp_path, monkeypatch,
                                                            caplog, capsys):
-    from jobpipe.orchestration.definitions import candidates_folder, defs
+    from jobpipe.orchestration.definitions import build_definitions, candidates_folder
+    from jobpipe.orchestration.resources import build_resources
     from jobpipe.service.api import create_app
     from jobpipe.service.settings import ServiceSettings
 
@@ -131,7 +132,9 @@ def test_no_personal_data_in_tables_logs_or_dagster_events(database, db, drop_fo
 
     # the folder sensor sees the new files and asks for a run; the run does the rest
     instance = DagsterInstance.ephemeral()
-    request = candidates_folder(build_sensor_context(instance=instance, cursor=None))
+    resources = build_resources()   # the environment now: this drop folder
+    defs = build_definitions(resources)
+    request = candidates_folder(build_sensor_context(instance=instance, cursor=None, resources=resources))
     assert request.run_key and not request.run_config
     result = defs.resolve_job_def("candidates_job").execute_in_process(
         instance=instance, run_config=request.run_config or {}, tags=request.tags)

@@ -37,11 +37,11 @@ QUERIES: dict[str, str] = {
         "SELECT j.source, j.external_id, to_jsonb(t) - 'job_id' - 'closed_at', t.closed_at IS NULL "
         "FROM job_terms t JOIN jobs j USING (job_id) ORDER BY 1, 2"),
     "embedding_models": "SELECT model, dims, state FROM embedding_models ORDER BY model",
-    "candidates": "SELECT to_jsonb(c) - 'updated_at' FROM candidates c ORDER BY candidate_id",
+    "candidates": "SELECT to_jsonb(c) - 'updated_at' - 'created_at' FROM candidates c ORDER BY candidate_id",
     "candidate_matches": (
-        "SELECT m.candidate_id, j.source, j.external_id, m.rank, round(m.score::numeric, 5), "
+        "SELECT m.candidate_id, j.source, j.external_id, round(m.score::numeric, 3), "
         "m.matched_skills, m.missing_skills, m.model FROM candidate_matches m JOIN jobs j USING (job_id) "
-        "ORDER BY 1, 4, 2, 3"),
+        "ORDER BY 1, 2, 3"),
     "listing_fingerprints": (
         "SELECT source, listing_digest, postings, sum_high, sum_low FROM listing_fingerprints "
         "ORDER BY source, recorded_at"),

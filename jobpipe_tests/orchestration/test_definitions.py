@@ -23,15 +23,16 @@ ASSET_NAMES = {"raw_postings", "normalized_postings", "curated_jobs", "job_embed
 SETTINGS_ENV = ("JOBPIPE_DATABASE_URL", "JOBPIPE_EMBEDDER", "JOBPIPE_EMBEDDING_MODEL", "JOBPIPE_OPENAI_BASE_URL",
                 "OPENAI_BASE_URL", "JOBPIPE_OPENAI_API_KEY", "OPENAI_API_KEY", "JOBPIPE_SOURCES",
                 "JOBPIPE_CLOSE_GUARD_SHARE", "JOBPIPE_REJECT_RATE_THRESHOLD", "JOBPIPE_HNSW_M",
-                "JOBPIPE_HNSW_EF_CONSTRUCTION", "JOBPIPE_RETIRED_VECTOR_DAYS", "JOBPIPE_CANDIDATES")
+                "JOBPIPE_HNSW_EF_CONSTRUCTION", "JOBPIPE_RETIRED_VECTOR_DAYS", "JOBPIPE_CANDIDATES",
+                "JOBPIPE_MATCHES_TOP_N", "JOBPIPE_MATCHES_RESERVE")
 
 
 def test_the_code_location_loads():
     Definitions.validate_loadable(defs)
     assert {a.key.to_user_string() for a in ASSETS} == ASSET_NAMES
-    assert {j.name for j in defs.jobs} == {"ingest_job", "index_job"}  # type: ignore[union-attr]
+    assert {j.name for j in defs.jobs} == {"ingest_job", "index_job", "candidates_job"}  # type: ignore[union-attr]
     assert {s.name for s in defs.schedules} == {"nightly_ingest"}  # type: ignore[union-attr]
-    assert {s.name for s in defs.sensors} == {"register_sources", "jobpipe_automation"}  # type: ignore[union-attr]
+    assert {s.name for s in defs.sensors} == {"register_sources", "candidates_folder", "jobpipe_automation"}  # type: ignore[union-attr]
 
 
 def test_dagster_itself_loads_the_workspace(tmp_path: Path):
@@ -73,7 +74,8 @@ def test_resources_show_their_real_defaults(monkeypatch: pytest.MonkeyPatch):
     values = _ui_values(build_definitions(build_resources()))
     assert values["settings"] == {
         "close_guard_share": "0.3", "reject_rate_threshold": "0.05", "hnsw_m": "16", "hnsw_ef_construction": "64",
-        "retired_vector_days": "7.0", "candidates_path": f'"{DEMO_RESUMES_DIR}"'}
+        "retired_vector_days": "7.0", "candidates_path": f'"{DEMO_RESUMES_DIR}"',
+        "matches_top_n": "50", "matches_reserve": "25"}
     assert values["sources"] == {"path": f'"{DEMO_SOURCES_FILE}"'}
     assert values["embedder"]["kind"] == '"local"'
     assert values["postgres"] == {"database_url": "null"}

@@ -78,11 +78,16 @@ def test_candidate_assets_profile_embed_and_match(run, db):
     curated(run)
     assert run(job_embeddings, vector_index).success
     profiles = read_outcome(run(candidate_profiles), "candidate_profiles", ProfileOutcome)
-    assert profiles is not None and profiles.candidates == profiles.inserted > 0
+    assert profiles is not None and profiles.candidates == profiles.profiled > 0
     vectors = read_outcome(run(candidate_vectors), "candidate_vectors", CandidateVectorsOutcome)
     assert vectors is not None and vectors.embedded == profiles.candidates
     matches = read_outcome(run(candidate_matches), "candidate_matches", MatchOutcome)
-    assert matches is not None and matches.candidates_matched == profiles.candidates and matches.matches > 0
+    assert matches is not None and matches.recomputed == matches.full == profiles.candidates
     stored = db.execute("SELECT count(*), count(DISTINCT candidate_id) FROM candidate_matches").fetchone()
     db.commit()
-    assert stored == (matches.matches, matches.candidates_matched)
+    assert stored == (matches.rows_written, matches.recomputed)
+    # nothing changed: a second run re-profiles, re-embeds and recomputes nothing
+    again = [read_outcome(run(a), a.key.path[-1], kind) for a, kind in (
+        (candidate_profiles, ProfileOutcome), (candidate_vectors, CandidateVectorsOutcome),
+        (candidate_matches, MatchOutcome))]
+    assert (again[0].profiled, again[1].embedded, again[2].recomputed) == (0, 0, 0)

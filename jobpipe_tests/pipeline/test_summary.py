@@ -9,7 +9,14 @@ import pytest
 
 from jobpipe.pipeline.candidates import CandidateVectorsOutcome, MatchOutcome, ProfileOutcome
 from jobpipe.pipeline.ingest import CurateOutcome, FetchOutcome, NormalizeOutcome
-from jobpipe.pipeline.summary import COUNT_KEYS, RunError, RunSummary, SourceSummary, format_summary
+from jobpipe.pipeline.summary import (
+    COUNT_KEYS,
+    CandidatesSummary,
+    RunError,
+    RunSummary,
+    SourceSummary,
+    format_summary,
+)
 from jobpipe.pipeline.vectors import EmbedOutcome, IndexOutcome, ServingOutcome
 
 EXAMPLES = [
@@ -21,8 +28,8 @@ EXAMPLES = [
     IndexOutcome(indexes=[{"name": "i", "model": "m", "valid": True}], built_now=1,
                  recall={"m": {"unfiltered": 1.0, "filtered": 0.97}}, worst_recall=0.97),
     ServingOutcome(open_jobs=10, with_vector=9, closed_jobs=1, active_model="m", duplicate_groups=0),
-    ProfileOutcome(candidates=2, inserted=2), CandidateVectorsOutcome(embedded=2),
-    MatchOutcome(matches=40, candidates_matched=2),
+    ProfileOutcome(profiled=2, deleted=1, quarantined=1, candidates=2), CandidateVectorsOutcome(embedded=2, models="m"),
+    MatchOutcome(recomputed=2, full=2, rows_written=40, model="m"),
 ]
 
 
@@ -45,7 +52,8 @@ def test_the_summary_counts_and_checks_come_from_the_stage_results():
     assert refused.checks_failed == ["curated_jobs:close_guard"]
     failed = SourceSummary("c", error="source 'c' failed: HTTP 404")
     summary = RunSummary(day=date(2026, 3, 2), sources={"a": ok, "b": refused, "c": failed},
-                         embedding=EXAMPLES[3], index=EXAMPLES[4], serving=EXAMPLES[5], candidates=EXAMPLES[8])
+                         embedding=EXAMPLES[3], index=EXAMPLES[4], serving=EXAMPLES[5],
+                         candidates=CandidatesSummary(EXAMPLES[6], EXAMPLES[7], EXAMPLES[8]))
     assert summary.totals["fetched"] == 14 and summary.totals["embedded"] == 3
     assert not summary.ok and summary.downstream_ok
     assert summary.downstream_error == " failed checks: serving_jobs:every_open_job_searchable"
@@ -57,7 +65,11 @@ def test_the_summary_counts_and_checks_come_from_the_stage_results():
     out = summary.to_json()
     assert set(out["sources"]["a"]) == {*COUNT_KEYS, "complete", "ok", "error", "checks_failed", "listing_unconfirmed"}
     assert out["index"][-1] == {"recall_at_10": {"m": {"unfiltered": 1.0, "filtered": 0.97}}}
-    assert out["serving"]["with_vector"] == 9 and out["candidates"] == {"matches": 40, "candidates_matched": 2}
+    assert out["serving"]["with_vector"] == 9 and out["candidates"] == {
+        "profiled": 2, "embedded": 2, "recomputed": 2, "deleted": 1, "quarantined": 1}
+    assert RunSummary(day=date(2026, 3, 2)).to_json()["candidates"] == {
+        "profiled": 0, "embedded": 0, "recomputed": 0, "deleted": 0, "quarantined": 0}
     text = format_summary(summary)
     assert "FAILED: source 'c' failed: HTTP 404" in text and "failed checks: curated_jobs:close_guard" in text
     assert "recall@10 vs exact: unfiltered 1.000, filtered 0.970" in text
+    assert "candidates: 2 profiled, 2 embedded, 2 match lists recomputed, 1 deleted, 1 files quarantined" in text

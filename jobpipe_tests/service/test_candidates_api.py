@@ -110,16 +110,55 @@ def test_ids_with_slashes_and_folder_candidates(client: TestClient, database, se
     assert conflict.status_code == 409 and "drop folder file team/bo.txt" in conflict.json()["detail"]
 
 
-def test_the_writer_role_can_write_candidates_only(database, seeded):
-    with psycopg.connect(database) as conn:
-        conn.execute("SET ROLE jobpipe_candidate_writer")
+def test_candidate_writes_go_through_a_login_that_writes_candidate_tables_only(client: TestClient, database, seeded):
+    """POST/DELETE /candidates write as <database>_candidates: no superuser, no memberships, owning
+    nothing; it reads what the service reads and may write the candidate tables, nothing else."""
+    from psycopg import sql
+
+    from jobpipe.db.connection import database_name
+    from jobpipe.db.roles import CANDIDATE_WRITES, unsafe_reasons, writer_role_name
+
+    ctx = client.app.state.context
+    name = writer_role_name(database_name(database))
+    with psycopg.connect(database) as owner:
+        assert unsafe_reasons(owner, name) == []
+        owner_name = owner.execute("SELECT current_user").fetchone()[0]
+    with ctx.write_connection() as conn:
+        assert conn.execute("SELECT session_user").fetchone()[0] == name
         conn.execute("SELECT count(*) FROM jobs").fetchone()
         for statement in ("UPDATE jobs SET title = 'x'", "DELETE FROM job_embeddings", "TRUNCATE candidates",
-                          "INSERT INTO embedding_models (model, dims) VALUES ('x', 1)"):
+                          "INSERT INTO embedding_models (model, dims) VALUES ('x', 1)", "DELETE FROM job_skill_tiers",
+                          "UPDATE match_calibration SET pairs = 0", "DELETE FROM candidate_match_jobs",
+                          "SELECT count(*) FROM raw_postings", "CREATE TABLE scratch (x int)",
+                          sql.SQL("SET ROLE {}").format(sql.Identifier(owner_name))):
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
                 conn.execute(statement)
             conn.rollback()
-            conn.execute("SET ROLE jobpipe_candidate_writer")
+        for table in CANDIDATE_WRITES:
+            conn.execute(sql.SQL("DELETE FROM {} WHERE false").format(sql.Identifier(table)))
+        conn.rollback()
+
+
+def test_without_a_writer_login_candidate_writes_answer_503_naming_the_step(database, seeded, service_database,
+                                                                           monkeypatch):
+    from jobpipe.service.api import create_app
+    from jobpipe.service.settings import ServiceSettings
+    from jobpipe_tests.service.support import HashEmbedder
+
+    # pointed at its reader only (no owner URL to set a writer up from): reads work, writes say what to do
+    app = create_app(ServiceSettings(database_url=service_database), embedder=HashEmbedder())
+    with TestClient(app) as client:
+        response = client.post("/candidates", json={"id": "nowhere", "text": EN_ML})
+        assert response.status_code == 503
+        assert "jobpipe db service-role --candidate-writer" in response.json()["message"]
+        assert "JOBPIPE_SERVICE_WRITER_DATABASE_URL" in response.json()["message"]
+        assert client.get("/candidates/nowhere").status_code == 404
+    # a writer URL that logs in as the owner is refused, not used
+    app = create_app(ServiceSettings(database_url=service_database, writer_database_url=database),
+                     embedder=HashEmbedder())
+    with TestClient(app) as client:
+        response = client.delete("/candidates/nowhere")
+        assert response.status_code == 503 and "superuser" in response.json()["message"]
 
 
 def test_read_endpoints_stay_read_only(client: TestClient, database, seeded):

@@ -99,27 +99,8 @@ CREATE TABLE job_skill_tiers (
     nice_to_have  text[] NOT NULL DEFAULT '{}'
 );
 
--- ---------------------------------------------------------------- the service's writer role
--- POST/DELETE /candidates write through this role (SET ROLE, as reads use jobpipe_reader):
--- it reads what the reader reads and writes candidate rows only.
-DO $$
-BEGIN
-    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'jobpipe_candidate_writer') THEN
-        BEGIN
-            CREATE ROLE jobpipe_candidate_writer NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE INHERIT;
-        EXCEPTION WHEN duplicate_object OR unique_violation THEN
-            NULL;
-        END;
-    END IF;
-END
-$$;
-DO $$
-BEGIN
-    GRANT jobpipe_reader TO jobpipe_candidate_writer;
-EXCEPTION WHEN duplicate_object OR unique_violation THEN
-    NULL;   -- granted meanwhile by a concurrent migration of another database
-END
-$$;
-GRANT SELECT, INSERT, UPDATE, DELETE ON candidates, candidate_embeddings, candidate_matches, candidate_match_state
-    TO jobpipe_candidate_writer;
-GRANT DELETE ON candidate_quarantine TO jobpipe_candidate_writer;
+-- ---------------------------------------------------------------- the service's candidate writer
+-- POST/DELETE /candidates write through a login of their own (jobpipe.db.roles: it reads what
+-- the service reads and writes the candidate tables only); registered like the reader, its
+-- grants follow every migration. Migrating creates no role.
+ALTER TABLE service_logins ADD COLUMN writes_candidates boolean NOT NULL DEFAULT false;
