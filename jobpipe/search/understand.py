@@ -38,6 +38,7 @@ from jobpipe.normalize import (
     resolve_locations,
 )
 from jobpipe.normalize.job_type import JOB_TYPES
+from jobpipe.normalize.posting import COUNTRY_CURRENCY
 from jobpipe.search.resolve import canonical_skill as cached_skill
 from jobpipe.search.resolve import resolve_city as cached_city
 from jobpipe.search.types import SearchFilters, known_currencies
@@ -91,11 +92,12 @@ class Understood(BaseModel):
         if self.salary_min is not None and self.period is not None:
             salary = _Salary(self.salary_min.value, self.period.value)
             annual, _ = annualize(salary)   # type: ignore[arg-type]
+            # Pay in no known currency filters nothing: the filter's default (USD) would
+            # compare "6-12k" for a job in Nanjing with dollars and drop every posting in yuan.
             currency = self.currency.value if self.currency is not None else None
-            if annual is not None and (currency is None or currency in known_currencies()):
+            if annual is not None and currency in known_currencies():
                 out["salary_min"] = float(annual)
-                if currency is not None:
-                    out["currency"] = currency
+                out["currency"] = currency
         if self.posted_within_days is not None:
             out["posted_within_days"] = self.posted_within_days.value
         return out
@@ -213,6 +215,11 @@ _FRESH_RE = re.compile(
 #: A city named after these is where the company is, not where the job is.
 _HEADQUARTERS = re.compile(r"(?:总部|總部|公司)\s*(?:在|位于|设在)?\s*$|(?:headquartered|hq|head office|based company)"
                            r"\s*(?:in|at)?\s*$", re.I)
+#: A job-type word that names the employer ("at a defense contractor", "for an agency"): who
+#: one would work for, not the kind of contract.
+_EMPLOYER_BEFORE = re.compile(r"\b(?:at|for|with|join)\s+(?:a|an|the|our)\s+(?:[\w-]+\s+){0,2}$", re.I)
+#: Between a city and "remote": either one will do ("成都或远程", "remote or Berlin").
+_EITHER = re.compile(r"^\s*(?:或者?|或是|还是|or|/|／|、)\s*$", re.I)
 _LOCATION_PREPOSITION = re.compile(r"(?:\bin|\bat|\bnear|\baround|\bbased in|\bfrom)\s+$", re.I)
 
 
@@ -518,11 +525,40 @@ def understand(query: str) -> Understood:
                     data["period"] = _found(query, cand, period)
         elif cand.kind == "salary_max":
             data["notes"].append(f"{query[cand.start:cand.end]!r} is a pay ceiling: no filter takes it")
+        elif cand.kind == "job_type" and _EMPLOYER_BEFORE.search(text[:cand.start]):
+            data["notes"].append(f"{query[cand.start:cand.end]!r} reads as the employer, not the job type")
         elif cand.kind in ("job_type", "remote", "seniority", "posted_within_days"):
             data.setdefault(cand.kind, _found(query, cand, cand.value))
-    if len(cities) == 1:
+    remote = data.get("remote")
+    if len(cities) == 1 and remote is not None and remote["value"] and _either(text, cities[0], remote):
+        # "可远程或成都坐班": a remote job or one in Chengdu; both filters at once would ask for neither.
+        data.pop("remote")
+        data["notes"].append(f"{query[cities[0].start:cities[0].end]!r} or remote: neither applied as a filter")
+    elif len(cities) == 1:
         data["city"] = _found(query, cities[0], cities[0].value)
     elif len(cities) > 1:
         named = ", ".join(query[c.start:c.end] for c in cities)
         data["notes"].append(f"several cities named ({named}): none applied as the city filter")
+    if "salary_min" in data and "currency" not in data:
+        _implied_currency(query, data, cities[0] if len(cities) == 1 else None)
     return Understood.model_validate(data)
+
+
+def _either(text: str, city: _Cand, remote: dict[str, Any]) -> bool:
+    first, second = (city.start, city.end), (remote["start"], remote["end"])
+    if first > second:
+        first, second = second, first
+    return bool(_EITHER.match(text[first[1]:second[0]]))
+
+
+def _implied_currency(query: str, data: dict[str, Any], city: _Cand | None) -> None:
+    """A bare amount is in the currency of the one city named, as the normalizer reads a posting's
+    ("senior frontend engineer in Nanjing, 6-12k" is yuan); otherwise it stays unknown (noted)."""
+    pay = data["salary_min"]
+    country = resolve_locations(query[city.start:city.end])[1] if city is not None else None
+    currency = COUNTRY_CURRENCY.get(country or "")
+    if currency is None:
+        data["notes"].append(f"{pay['text']!r} names no currency: not applied as a pay filter")
+        return
+    data["currency"] = {**pay, "value": currency}
+    data["notes"].append(f"{pay['text']!r} read as {currency}, the currency of {query[city.start:city.end]}")

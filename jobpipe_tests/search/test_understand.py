@@ -47,6 +47,30 @@ def test_english_remote_and_dollar_minimum():
     assert ("Go", "Go") in said["skills"]
 
 
+def test_a_bare_amount_is_in_the_named_citys_currency_or_filters_nothing():
+    said = _said("senior frontend engineer in Nanjing, Vue or React, 6-12k")
+    assert said["city"] == ("Nanjing", "Nanjing") and said["currency"] == ("CNY", "6-12k")
+    assert understand("senior frontend engineer in Nanjing, Vue or React, 6-12k").filters()["currency"] == "CNY"
+    assert _said("designer in London over 50k")["currency"][0] == "GBP"
+    # no currency and no city to take one from: reported, but no filter (USD would drop every yuan job)
+    u = understand("data engineer paying over 150k")
+    assert u.salary_min is not None and u.currency is None
+    assert "salary_min" not in u.filters() and any("no currency" in n for n in u.notes)
+    merged, taken = merge_filters(SearchFilters(), u)
+    assert merged.salary_min is None and taken == set()
+
+
+def test_the_employer_is_no_job_type_and_a_city_or_remote_is_no_filter():
+    u = understand("staff scientist at a defense contractor in Cambridge")
+    assert u.job_type is None and u.city.value == "Cambridge" and any("employer" in n for n in u.notes)
+    assert understand("contract data engineer, remote").filters() == {"job_type": "contract", "remote": True}
+    for query in ("敏捷教练，可远程或成都坐班", "remote or Berlin backend engineer"):
+        u = understand(query)
+        assert u.city is None and u.remote is None and any("or remote" in n for n in u.notes)
+    # a city and remote side by side (no "or") still mean both
+    assert understand("remote Go jobs in Berlin").filters() == {"city": "Berlin", "remote": True}
+
+
 def test_seniority_city_and_freshness():
     said = _said("senior data scientist in Singapore, posted this week")
     assert said["city"] == ("Singapore", "Singapore")
