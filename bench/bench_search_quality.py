@@ -92,9 +92,11 @@ def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path)
         for q in queries:
             start = time.perf_counter()
             leg_mode, _, option = mode.partition("+")
+            # Options only when used: the plain modes also run on a checkout from before them (before/after).
+            extra = {"auto_filters": True} if option == "auto" else (
+                {"rerank": True, "reranker": RERANKER} if option == "rerank" else {})
             response = search(conn, q["query"], filters_of(q), top_k=50, embedder=embedder, mode=leg_mode,
-                              collapse_duplicates=collapse, auto_filters=option == "auto",
-                              rerank=option == "rerank", reranker=RERANKER if option == "rerank" else None)
+                              collapse_duplicates=collapse, **extra)
             latencies.append((time.perf_counter() - start) * 1000)
             ranked: list[str] = []
             for r in response.results:
@@ -189,7 +191,11 @@ def main() -> int:
     url, ids, embedder = prepare_database(args.reuse)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     global RERANKER
-    from jobpipe.search.rerank import reranker_from_env
+    try:
+        from jobpipe.search.rerank import reranker_from_env
+    except ImportError:   # a checkout from before the reranker
+        def reranker_from_env():
+            return None
 
     RERANKER = reranker_from_env()
     modes = args.modes.split(",")
