@@ -6,40 +6,21 @@ must load nothing from anywhere but the server. Screenshots go to the test's tem
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 import uvicorn
 
 from jobpipe.service.api import create_app
 from jobpipe.service.settings import ServiceSettings
+from jobpipe_tests.browser import local_browser
 from jobpipe_tests.candidates.resumes import EN_ML
 from jobpipe_tests.service.support import HashEmbedder
 
 pytestmark = pytest.mark.slow
-
-CHROMIUM = os.environ.get("JOBPIPE_CHROMIUM", "/usr/bin/chromium")
-#: No background traffic of the browser's own (updates, sync, translation, safe browsing...).
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
-    "--disable-domain-reliability", "--disable-client-side-phishing-detection", "--metrics-recording-only",
-    "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
-]
-
-
-def _chromium() -> str:
-    if shutil.which(CHROMIUM) or os.path.exists(CHROMIUM):
-        return CHROMIUM
-    if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium")
-    pytest.skip(f"needs Debian's chromium at {CHROMIUM} (`make test` installs it)")
 
 
 @pytest.fixture(scope="module")
@@ -66,35 +47,10 @@ def server(database: str, seeded: dict[str, int]) -> Iterator[str]:
 
 @pytest.fixture
 def page(server: str):
-    from playwright.sync_api import sync_playwright
-
-    executable = _chromium()
-    outside: list[str] = []
-    problems: list[str] = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
-        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
-
-        def only_local(route) -> None:
-            host = urlsplit(route.request.url).hostname
-            if host in ("127.0.0.1", "localhost"):
-                route.continue_()
-            else:
-                outside.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", only_local)
-        tab = context.new_page()
-        tab.on("pageerror", lambda exc: problems.append(f"page error: {exc}"))
-        tab.on("console", lambda msg: problems.append(f"console: {msg.text}") if msg.type == "error" else None)
-        tab.set_default_timeout(15_000)
-        try:
-            yield tab
-        finally:
-            context.close()
-            browser.close()
-    assert outside == [], f"the page reached outside the server: {outside}"
-    assert problems == []
+    with local_browser(locale="zh-CN") as browsing:
+        yield browsing.new_page()
+    assert browsing.outside == [], f"the page reached outside the server: {browsing.outside}"
+    assert browsing.problems == []
 
 
 def test_search_filter_detail_and_resume(page, server, seeded, tmp_path):
