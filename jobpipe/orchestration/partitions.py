@@ -13,13 +13,17 @@ from datetime import date
 
 from dagster import DailyPartitionsDefinition, DynamicPartitionsDefinition, MultiPartitionKey, MultiPartitionsDefinition
 
-from jobpipe.pipeline.ingest import utc_today as today
+from jobpipe.config import get_settings
+from jobpipe.pipeline.ingest import partition_today as today
 
 SOURCES_PARTITION = "sources"
 
 source_partitions = DynamicPartitionsDefinition(name=SOURCES_PARTITION)
+#: Days are those of the schedule's time zone (JOBPIPE_SCHEDULE_TIMEZONE): the nightly run at
+#: 02:00 in Shanghai is 18:00 UTC the day before, and must still find its own day's partition.
+PARTITION_TIMEZONE = get_settings().schedule_timezone
 # end_offset=1: today's partition exists today (a nightly fetch is *of* its own day).
-daily_partitions = DailyPartitionsDefinition(start_date="2026-01-01", end_offset=1, timezone="UTC")
+daily_partitions = DailyPartitionsDefinition(start_date="2026-01-01", end_offset=1, timezone=PARTITION_TIMEZONE)
 source_day_partitions = MultiPartitionsDefinition({"date": daily_partitions, "source": source_partitions})
 
 

@@ -23,6 +23,7 @@ from jobpipe.pipeline.ingest import (
     normalize_day,
     record_day,
     replay_day,
+    partition_today,
     utc_today,
 )
 from jobpipe.pipeline.report import Report
@@ -41,5 +42,6 @@ __all__ = [
     "RECALL_TARGET", "CurateOutcome", "EmbedOutcome", "FetchOutcome", "IndexOutcome", "NoSnapshotError",
     "NormalizeOutcome", "Record", "Report", "RunError", "RunSummary", "ServingOutcome", "SourceFailedError",
     "SourceSummary", "StageBusyError", "StageError", "curate_day", "embed_jobs", "fetch_day", "format_summary", "ingest_day",
-    "maintain_indexes", "normalize_day", "publish_serving", "record_day", "replay_day", "utc_today",
+    "maintain_indexes", "normalize_day", "publish_serving", "record_day", "replay_day",
+    "partition_today", "utc_today",
 ]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import psycopg
 
@@ -38,9 +39,16 @@ LISTING_CHECK = "listing_confirmed"                 # curated_jobs: the listing 
 RECORDS_KIND = "records"
 
 
-def utc_today() -> date:
-    """The day a fetch made now belongs to (partitions are UTC days)."""
-    return datetime.now(timezone.utc).date()
+def partition_today() -> date:
+    """The day a fetch made now belongs to: today in the partitions' time zone, the schedule's
+    (JOBPIPE_SCHEDULE_TIMEZONE, UTC by default), so a 02:00 run in Shanghai is of its own day."""
+    from jobpipe.config import get_settings
+
+    return datetime.now(ZoneInfo(get_settings().schedule_timezone)).date()
+
+
+#: The former name, kept while branches written against it land; new code calls partition_today.
+utc_today = partition_today
 
 
 @dataclass(frozen=True)
@@ -95,7 +103,7 @@ def ingest_day(conn: psycopg.Connection, source: str, day: date, *, config: Call
     ``config`` looks a source up by name; it is only called for a fetch, so a source removed
     from the sources file can still be replayed.
     """
-    if day < (today or utc_today()):
+    if day < (today or partition_today()):
         return replay_day(conn, source, day)
     return fetch_day(conn, config(source), day, run_id=run_id)
 
