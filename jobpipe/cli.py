@@ -325,6 +325,11 @@ def cmd_db(args: argparse.Namespace) -> int:
     settings = get_settings()
     if args.action == "service-role":
         return _service_role(args)
+    if args.action == "dagster-url":
+        from jobpipe.db import dagster_storage_url
+
+        print(dagster_storage_url(settings))   # the JOBPIPE_DAGSTER_STORAGE_URL of deploy/dagster.yaml
+        return 0
     if args.action in ("start", "url"):
         from jobpipe.db import ready_url
 
@@ -533,9 +538,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_candidates_delete)
 
     p = sub.add_parser("db", help="the embedded PostgreSQL server; the query service's login")
-    p.add_argument("action", choices=["start", "stop", "status", "url", "service-role"],
+    p.add_argument("action", choices=["start", "stop", "status", "url", "service-role", "dagster-url"],
                    help="service-role: create (if missing) the query service's own reader login for this "
-                        "database, grant it SELECT on the serving objects, print its URL")
+                        "database, grant it SELECT on the serving objects, print its URL; dagster-url: "
+                        "Dagster's storage URL for this deployment (JOBPIPE_DAGSTER_STORAGE_URL)")
     p.add_argument("--role", help="service-role: the login's name (default: <database>_service)")
     p.add_argument("--password", nargs="?", const=True, default=None,
                    help="service-role: set this password (a random one without a value; the default off the "

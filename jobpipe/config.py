@@ -9,11 +9,23 @@ environment before any connection is made.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-#: The repository root: ``sql/``, ``dagster.yaml`` and ``workspace.yaml`` live here.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+def _project_root() -> Path:
+    """Where ``sql/``, ``dagster.yaml`` and ``workspace.yaml`` are: the source tree (a checkout or an
+    editable install), else ``<prefix>/share/jobpipe`` where a wheel install puts them."""
+    source = Path(__file__).resolve().parent.parent
+    if (source / "sql").is_dir():
+        return source
+    installed = Path(sys.prefix) / "share" / "jobpipe"
+    return installed if (installed / "sql").is_dir() else source
+
+
+#: The repository root (or its installed copy): ``sql/``, ``dagster.yaml`` and ``workspace.yaml`` live here.
+PROJECT_ROOT = _project_root()
 SQL_DIR = PROJECT_ROOT / "sql"
 DEMO_SOURCES_FILE = Path(__file__).resolve().parent / "demo" / "sources.yaml"
 DEMO_RESUMES_DIR = Path(__file__).resolve().parent / "demo" / "data" / "resumes"
