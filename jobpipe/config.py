@@ -55,6 +55,7 @@ class Settings:
     hnsw_m: int
     hnsw_ef_construction: int
     retired_vector_days: float
+    snapshot_retention_days: int
     candidates_path: Path
     #: Seconds one outgoing HTTP request may take in all (connect and every read).
     fetch_deadline: float = 120.0
@@ -93,6 +94,7 @@ def get_settings() -> Settings:
         hnsw_m=int(_env("JOBPIPE_HNSW_M", "16")),  # type: ignore[arg-type]
         hnsw_ef_construction=int(_env("JOBPIPE_HNSW_EF_CONSTRUCTION", "64")),  # type: ignore[arg-type]
         retired_vector_days=float(_env("JOBPIPE_RETIRED_VECTOR_DAYS", "7")),  # type: ignore[arg-type]
+        snapshot_retention_days=int(_env("JOBPIPE_SNAPSHOT_RETENTION_DAYS", "30")),  # type: ignore[arg-type]
         candidates_path=Path(_env("JOBPIPE_CANDIDATES", str(DEMO_RESUMES_DIR))),  # type: ignore[arg-type]
         fetch_deadline=float(_env("JOBPIPE_FETCH_DEADLINE", "120")),  # type: ignore[arg-type]
         matches_top_n=int(_env("JOBPIPE_MATCHES_TOP_N", "50")),  # type: ignore[arg-type]

@@ -20,7 +20,7 @@ import operator
 import typing
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -95,9 +95,8 @@ def _columns() -> tuple[Column, ...]:
 
 #: Every stored posting field, in declaration order (``content_hash`` included).
 POSTING_COLUMNS: tuple[Column, ...] = _columns()
-#: ``normalized_postings``' key beside (source, external_id): the partition day.
-PARTITION_COLUMN = Column("partition_date", "date", (), False, date)
-#: Columns only ``normalized_postings`` keeps: the ids of the raw payload and fetch a posting came from.
+#: Columns only ``normalized_postings`` keeps: the payload a row was normalized from (its key) and
+#: the fetch run whose normalization wrote it.
 INGEST_ID_COLUMNS: tuple[Column, ...] = tuple(Column(name, kind, (name,), True, int | None)
                                               for name, kind in _INGEST_ONLY.items())
 #: Columns of ``jobs`` the store computes when it writes a posting (not posting fields).
@@ -112,7 +111,9 @@ JOB_LIFECYCLE_COLUMNS: tuple[Column, ...] = (
     Column("first_seen_at", "timestamptz", (), False, datetime, "When the pipeline first stored the posting."),
     Column("updated_at", "timestamptz", (), False, datetime, "When a stored field last changed."),
     Column("closed_at", "timestamptz", (), True, datetime | None,
-           "When the posting left its source's listing (null while open)."),
+           "When the posting left its source's listing or expired (null while open)."),
+    Column("observed_at", "timestamptz", (), True, datetime | None,
+           "When the source showed the content this row holds (the start of that fetch run)."),
 )
 
 #: Columns of the nested ``salary`` block, in order: what the salary serializer groups.

@@ -19,7 +19,7 @@ from jobpipe.orchestration.runner import COUNT_KEYS, run_pipeline
 pytestmark = pytest.mark.slow
 
 STAGE_TABLES = [
-    "fetch_runs", "raw_postings", "fetch_run_items", "normalized_postings", "jobs", "job_embeddings",
+    "fetch_runs", "raw_postings", "listing_spans", "normalized_postings", "jobs", "job_embeddings",
     "serving_snapshots", "candidates", "candidate_embeddings", "candidate_matches",
 ]
 

@@ -13,7 +13,6 @@ from jobpipe.rows import (
     DERIVED_JOB_COLUMNS,
     INGEST_ID_COLUMNS,
     JOB_LIFECYCLE_COLUMNS,
-    PARTITION_COLUMN,
     POSTING_COLUMNS,
     RowBuilder,
     _columns,
@@ -36,7 +35,7 @@ def _pg(db, kind: str) -> str:
 
 
 @pytest.mark.parametrize("table, columns", [
-    ("normalized_postings", (PARTITION_COLUMN, *POSTING_COLUMNS, *INGEST_ID_COLUMNS)),
+    ("normalized_postings", (*POSTING_COLUMNS, *INGEST_ID_COLUMNS)),
     ("jobs", (*POSTING_COLUMNS, *DERIVED_JOB_COLUMNS, *JOB_LIFECYCLE_COLUMNS)),
 ])
 def test_every_declared_column_is_in_the_migrated_table_with_its_type(db, table, columns):
@@ -104,6 +103,10 @@ def test_write_normalized_then_load_gives_the_posting_back(db):
 
     raw_id = db.execute("INSERT INTO raw_postings (source, external_id, format, payload, payload_hash) "
                         "VALUES ('s', '1', 'file', '{}', 'h') RETURNING raw_id").fetchone()[0]
+    fetch_id = db.execute("INSERT INTO fetch_runs (source, partition_date, kind, complete) "
+                          "VALUES ('s', '2026-03-02', 'file', true) RETURNING fetch_id").fetchone()[0]
+    db.execute("INSERT INTO listing_spans (source, external_id, raw_id, payload_hash, from_fetch) "
+               "VALUES ('s', '1', %s, 'h', %s)", (raw_id, fetch_id))
     posting = _posting(raw_id=raw_id)
     write_normalized(db, "s", date(2026, 3, 2), ValidationResult(valid=[posting]))
     assert load_normalized(db, "s", date(2026, 3, 2)) == [posting]

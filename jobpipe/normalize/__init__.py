@@ -17,7 +17,9 @@ from jobpipe.normalize.skills import canonical_skill, extract_skills
 from jobpipe.normalize.store import (
     DEFAULT_REJECT_THRESHOLD,
     NormalizeCounts,
+    NotNormalizedError,
     load_normalized,
+    normalize_fetch,
     load_quarantine,
     reject_rates,
     sources_over_threshold,
@@ -26,7 +28,7 @@ from jobpipe.normalize.store import (
 from jobpipe.normalize.text import clean_text, detect_language
 
 __all__ = [
-    "DEFAULT_REJECT_THRESHOLD", "NormalizeCounts", "Rejection", "ValidationResult", "annualize", "canonical_skill",
+    "DEFAULT_REJECT_THRESHOLD", "NormalizeCounts", "NotNormalizedError", "normalize_fetch", "Rejection", "ValidationResult", "annualize", "canonical_skill",
     "city_aliases", "clean_text", "detect_language", "extract_skills", "known_cities", "load_normalized",
     "load_quarantine", "normalize_batch", "normalize_posting", "parse_date", "parse_degree", "parse_experience",
     "parse_job_type", "parse_salary", "parse_seniority", "posting_to_dict", "reject_rates", "resolve_city",

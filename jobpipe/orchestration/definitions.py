@@ -32,6 +32,7 @@ from dagster import (
 from jobpipe.config import get_settings
 from jobpipe.orchestration.assets.candidates import candidate_matches, candidate_profiles, candidate_vectors
 from jobpipe.orchestration.assets.ingest import curated_jobs, normalized_postings, raw_postings
+from jobpipe.orchestration.assets.retention import snapshot_retention
 from jobpipe.orchestration.assets.vectors import job_embeddings, serving_jobs, vector_index
 from jobpipe.orchestration.executor import build_executor
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
@@ -41,6 +42,7 @@ ASSETS = [
     raw_postings, normalized_postings, curated_jobs,
     job_embeddings, vector_index, serving_jobs,
     candidate_profiles, candidate_vectors, candidate_matches,
+    snapshot_retention,
 ]
 
 ingest_job = define_asset_job(
@@ -55,8 +57,9 @@ candidates_job = define_asset_job(
 )
 index_job = define_asset_job(
     "index_job",
-    selection=AssetSelection.groups("vectors", "serving", "candidates"),
-    description="Embed changed jobs, maintain the HNSW index, publish the serving snapshot, refresh matches.",
+    selection=AssetSelection.groups("vectors", "serving", "candidates", "maintenance"),
+    description="Embed changed jobs, maintain the HNSW index, publish the serving snapshot, refresh matches, "
+                "prune snapshot history past its retention window.",
 )
 
 _settings = get_settings()

@@ -114,6 +114,8 @@ class PipelineSettingsResource(ConfigurableResource):
     matches_top_n: int = Field(description="JOBPIPE_MATCHES_TOP_N: open jobs kept per candidate in candidate_matches.")
     matches_reserve: int = Field(description="JOBPIPE_MATCHES_RESERVE: ranked jobs kept beyond the top N, so a "
                                  "night's closed jobs are replaced without a full recompute.")
+    snapshot_retention_days: int = Field(default=30, description="JOBPIPE_SNAPSHOT_RETENTION_DAYS: days of snapshot "
+                                         "history kept for replays (every open posting's payload is kept forever).")
 
 
 def _env(names: str | tuple[str, ...], default: Any) -> Any:
@@ -151,5 +153,6 @@ def build_resources(*, sources_file: str | os.PathLike[str] | None = None) -> di
             candidates_path=_env("JOBPIPE_CANDIDATES", s.candidates_path),
             matches_top_n=_env("JOBPIPE_MATCHES_TOP_N", s.matches_top_n),
             matches_reserve=_env("JOBPIPE_MATCHES_RESERVE", s.matches_reserve),
+            snapshot_retention_days=_env("JOBPIPE_SNAPSHOT_RETENTION_DAYS", s.snapshot_retention_days),
         ),
     }

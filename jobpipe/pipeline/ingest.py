@@ -16,17 +16,17 @@ from zoneinfo import ZoneInfo
 import psycopg
 
 from jobpipe.models import RawPosting
-from jobpipe.normalize import load_normalized, normalize_batch, write_normalized
+from jobpipe.normalize import NotNormalizedError, normalize_fetch
 from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError
 from jobpipe.pipeline.locking import locked, source_lock
 from jobpipe.pipeline.report import Report
-from jobpipe.sources import SourceConfig, SourceFetchError, extract, load_snapshot, record_fetch, run_source
+from jobpipe.sources import SourceConfig, SourceFetchError, fetch_run, record_fetch, run_source
 from jobpipe.sources.fetch import dedupe_postings
 from jobpipe.sources.kinds._common import as_text
 from jobpipe.sources.kinds.file import mapped_row
 from jobpipe.sources.payloads import payload_json
 from jobpipe.sources.result import FetchResult, Quarantined
-from jobpipe.store import close_vanished, sync_job_terms, upsert_jobs
+from jobpipe.store import curate_fetch
 
 
 #: The checks a source's day can fail; the Dagster asset checks carry these names.
@@ -64,6 +64,19 @@ class FetchOutcome(Report):
     replayed: bool = False    # a past day: read from the stored snapshot, nothing fetched
     quarantined: int = 0      # listed items that were not postings (``quarantine`` rows, stage 'fetch')
     quarantine_sample: list[str] = field(default_factory=list)   # "position: reason" of the first few
+    listed_new: int = 0       # postings listed for the first time (or again, after leaving)
+    listed_changed: int = 0   # postings listed with another payload than before
+    listed_removed: int = 0   # postings a confirmed listing no longer has
+    listing_unchanged: bool = False   # the listing equals the stored state: only the run's row was written
+
+
+def _fetched(summary: Any) -> FetchOutcome:
+    return FetchOutcome(fetch_id=summary.fetch_id, fetched=summary.fetched, complete=summary.complete,
+                        new_payloads=summary.new_payloads, requests=summary.requests,
+                        not_modified=summary.not_modified, quarantined=summary.quarantined,
+                        quarantine_sample=list(summary.quarantine_sample), listed_new=summary.listed_new,
+                        listed_changed=summary.listed_changed, listed_removed=summary.listed_removed,
+                        listing_unchanged=summary.unchanged)
 
 
 def fetch_day(conn: psycopg.Connection, config: SourceConfig, day: date, *,
@@ -79,21 +92,21 @@ def fetch_day(conn: psycopg.Connection, config: SourceConfig, day: date, *,
         except SourceFetchError as exc:
             raise SourceFailedError(f"source {config.name!r} failed: {exc}", source=config.name,
                                     error=str(exc)) from exc
-    return FetchOutcome(fetch_id=summary.fetch_id, fetched=summary.fetched, complete=summary.complete,
-                        new_payloads=summary.new_payloads, requests=summary.requests,
-                        not_modified=summary.not_modified, quarantined=summary.quarantined,
-                        quarantine_sample=list(summary.quarantine_sample))
+    return _fetched(summary)
 
 
 def replay_day(conn: psycopg.Connection, source: str, day: date) -> FetchOutcome:
-    """Confirm ``day`` has a stored snapshot of ``source``: past days are replayed, never refetched."""
-    snapshot = load_snapshot(conn, source, day)
-    if snapshot is None:
+    """Confirm ``day`` has a stored snapshot of ``source``: past days are replayed, never refetched
+    (and only inside the snapshot retention window, ``JOBPIPE_SNAPSHOT_RETENTION_DAYS``)."""
+    run = fetch_run(conn, source, day)
+    if run is None:
         raise NoSnapshotError(f"no raw snapshot of source {source!r} for {day}: past days are "
-                              "replayed from stored payloads and cannot be fetched again", source=source,
+                              "replayed from stored payloads and cannot be fetched again (snapshot history "
+                              "is kept for JOBPIPE_SNAPSHOT_RETENTION_DAYS days)", source=source,
                               day=day.isoformat())
-    return FetchOutcome(fetch_id=snapshot.fetch_id, fetched=len(snapshot.items), complete=snapshot.complete,
-                        replayed=True, quarantined=snapshot.quarantined)
+    quarantined = conn.execute("SELECT quarantined FROM fetch_runs WHERE fetch_id = %s", (run.fetch_id,)).fetchone()
+    return FetchOutcome(fetch_id=run.fetch_id, fetched=run.postings_seen, complete=run.complete,
+                        replayed=True, quarantined=quarantined[0] if quarantined else 0)
 
 
 def ingest_day(conn: psycopg.Connection, source: str, day: date, *, config: Callable[[str], SourceConfig],
@@ -172,56 +185,60 @@ def record_day(conn: psycopg.Connection, source: str, day: date, records: Iterab
                          quarantined=bad, started_at=now, finished_at=now)
     with locked(conn, source_lock(source), stage="record", run_id=run_id):
         summary = record_fetch(conn, SourceConfig(name=source, kind=RECORDS_KIND), day, result, run_id)
-    return FetchOutcome(fetch_id=summary.fetch_id, fetched=summary.fetched, complete=summary.complete,
-                        new_payloads=summary.new_payloads, quarantined=summary.quarantined,
-                        quarantine_sample=list(summary.quarantine_sample))
+    return _fetched(summary)
 
 
 @dataclass(frozen=True)
 class NormalizeOutcome(Report):
-    """The day's payloads normalized and validated: passed rows stored, the rest quarantined."""
+    """The run's new and changed payloads normalized and validated: rows stored, the rest quarantined."""
 
-    passed: int = 0
-    rejected: int = 0
-    reject_rate: float = 0.0
+    passed: int = 0           # normalized by this stage and valid
+    rejected: int = 0         # normalized by this stage and quarantined
+    reject_rate: float = 0.0  # over every posting of the run (not only tonight's)
     threshold: float = 1.0
-    #: failed check -> postings that failed it
+    #: failed check -> postings that failed it (of those normalized by this stage)
     failed_checks: dict[str, int] = field(default_factory=dict)
+    normalized: int = 0       # payloads run through the normalizer: new or changed since the last run of its version
+    rows_written: int = 0     # normalized rows inserted or rewritten (their output differed)
+    mode: str = ""            # "current" (nothing to do) | "incremental" | "full" (first load, new normalizer)
+    postings: int = 0         # postings of the run
+    rejected_postings: int = 0   # of those, quarantined by the normalizer
+    normalizer_version: str = ""
 
     @property
     def within_threshold(self) -> bool:
         """False when so many postings failed that the source's scraper or site probably changed."""
-        total = self.passed + self.rejected
-        return (self.rejected / total if total else 0.0) <= self.threshold
+        return self.reject_rate <= self.threshold
 
     @property
     def summary(self) -> str:
-        total = self.passed + self.rejected
-        return (f"{self.rejected} of {total} postings rejected ({self.reject_rate:.1%}; "
-                f"threshold {self.threshold:.0%})")
+        return (f"{self.rejected_postings} of {self.postings} postings rejected ({self.reject_rate:.1%}; "
+                f"threshold {self.threshold:.0%}); normalized now: {self.normalized} ({self.mode})")
 
 
 def normalize_day(conn: psycopg.Connection, source: str, day: date, *, threshold: float,
                   run_id: str | None = None) -> NormalizeOutcome:
-    """Normalize the day's stored payloads into the one schema; replaces the day's rows whole."""
-    snapshot = load_snapshot(conn, source, day)
-    if snapshot is None:
-        raise NoSnapshotError(f"no raw snapshot of source {source!r} for {day}", source=source, day=day.isoformat())
-    result = normalize_batch(snapshot.items, extract, fetch_id=snapshot.fetch_id)
-    with locked(conn, source_lock(source), stage="normalize", run_id=run_id):
-        counts = write_normalized(conn, source, day, result, dagster_run_id=run_id)
+    """Normalize the day's new and changed payloads (``jobpipe.normalize.normalize_fetch``): none
+    on an unchanged night or a replay under the same normalizer, all once after it changed."""
+    try:
+        with locked(conn, source_lock(source), stage="normalize", run_id=run_id):
+            counts = normalize_fetch(conn, source, day, dagster_run_id=run_id)
+    except NotNormalizedError as exc:
+        raise NoSnapshotError(str(exc), source=source, day=day.isoformat()) from exc
     failed: dict[str, int] = {}
-    for rejection in result.rejected:
+    for rejection in counts.rejections:
         for check in rejection.failed_checks:
             key = check.split(":")[0][:80]
             failed[key] = failed.get(key, 0) + 1
     return NormalizeOutcome(passed=counts.passed, rejected=counts.rejected, reject_rate=round(counts.reject_rate, 4),
-                            threshold=threshold, failed_checks=failed)
+                            threshold=threshold, failed_checks=failed, normalized=counts.normalized,
+                            rows_written=counts.written, mode=counts.mode, postings=counts.listed,
+                            rejected_postings=counts.rejected_listed, normalizer_version=counts.version)
 
 
 @dataclass(frozen=True)
 class CurateOutcome(Report):
-    """The day's postings upserted into ``jobs``, their keyword terms refreshed, vanished ones closed."""
+    """What changed in the run upserted into ``jobs``, its keyword terms refreshed, vanished ones closed."""
 
     inserted: int = 0
     updated: int = 0
@@ -229,29 +246,43 @@ class CurateOutcome(Report):
     reopened: int = 0
     terms_computed: int = 0
     terms_workers: int = 0
-    closed: int = 0
+    closed: int = 0               # vanished and expired postings closed
     would_close: int = 0          # open postings missing from the listing
     close_refused: bool = False   # the mass-close guard refused: nothing closed
     listing_confirmed: bool = True   # False: the listing was not trusted to close anything
     close_reason: str = "ok"      # why nothing (or not everything missing) was closed
     max_share: float = 0.0
     considered: bool = True       # False: not the source's latest day (a replay closes nothing)
+    candidates: int = 0           # postings handed to the upsert: changed since the last curated run
+    older: int = 0                # left alone: the store holds content observed later (a replay)
+    expired: int = 0              # closed because their valid_through passed
+    mode: str = ""                # "changes" | "full" (the source's first curated run)
 
 
 def curate_day(conn: psycopg.Connection, source: str, day: date, *, max_share: float,
                run_id: str | None = None) -> CurateOutcome:
-    """Upsert the day's normalized postings, re-tokenize what changed, close what vanished.
+    """Upsert what changed since the source's last curated run, re-tokenize it, close what vanished
+    or expired (``jobpipe.store.curate_fetch``).
 
-    Keyword terms are computed before closing, so the vanished postings keep theirs for
-    ``include_closed`` searches. Whether anything closes is ``jobpipe.store.close_vanished``'s
-    decision (only the latest day's confirmed listing, behind the mass-close guard).
+    Postings carry the run's observation time: a replay or backfill of an older day never
+    overwrites newer content. Keyword terms are computed before closing, so the vanished postings
+    keep theirs for ``include_closed`` searches. Whether anything closes is
+    ``jobpipe.store.close_vanished``'s decision (only the latest run's confirmed listing, behind
+    the mass-close guard).
     """
-    with locked(conn, source_lock(source), stage="curate", run_id=run_id):
-        counts = upsert_jobs(conn, load_normalized(conn, source, day))
-        terms = sync_job_terms(conn, source=source)
-        closing = close_vanished(conn, source, day, max_share=max_share)
-    return CurateOutcome(inserted=counts.inserted, updated=counts.updated, unchanged=counts.unchanged,
-                         reopened=counts.reopened, terms_computed=terms.computed, terms_workers=terms.workers,
-                         closed=closing.closed, would_close=closing.would_close, close_refused=closing.refused,
-                         listing_confirmed=closing.confirmed, close_reason=closing.reason or "ok",
-                         max_share=max_share, considered=closing.considered)
+    try:
+        with locked(conn, source_lock(source), stage="curate", run_id=run_id):
+            counts = curate_fetch(conn, source, day, max_share=max_share)
+    except NotNormalizedError as exc:
+        raise NoSnapshotError(str(exc), source=source, day=day.isoformat()) from exc
+    closing = counts.closing
+    return CurateOutcome(inserted=counts.upsert.inserted, updated=counts.upsert.updated, unchanged=counts.unchanged,
+                         reopened=counts.upsert.reopened, terms_computed=counts.terms.computed,
+                         terms_workers=counts.terms.workers, closed=counts.closed,
+                         would_close=closing.would_close if closing else 0,
+                         close_refused=bool(closing and closing.refused),
+                         listing_confirmed=closing.confirmed if closing else True,
+                         close_reason=(closing.reason if closing else "not the latest day's listing: nothing closed")
+                         or "ok", max_share=max_share, considered=closing.considered if closing else False,
+                         candidates=counts.candidates, older=counts.upsert.older, expired=counts.expired.closed,
+                         mode=counts.mode)

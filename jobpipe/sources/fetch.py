@@ -77,6 +77,7 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
         complete=error is None and not session.truncated, error=error,
         requests=stats.requests, not_modified=stats.not_modified, bytes=stats.bytes, retries=stats.retries,
         pages=session.pages, warnings=session.warnings, quarantined=session.quarantined, listing=session.listing,
+        listing_unchanged=session.listing_unchanged,
         started_at=started,
         finished_at=datetime.now(timezone.utc),
     )

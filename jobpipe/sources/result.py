@@ -92,6 +92,9 @@ class FetchResult:
     warnings: list[str] = field(default_factory=list)
     quarantined: list[Quarantined] = field(default_factory=list)
     listing: ListingShape = field(default_factory=ListingShape)
+    #: the input was byte-identical to the last clean run's (``postings`` is then empty): the
+    #: listing is that run's, exactly
+    listing_unchanged: bool = False
     started_at: datetime | None = None
     finished_at: datetime | None = None
 

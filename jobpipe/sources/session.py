@@ -41,6 +41,7 @@ class SourceSession:
         self.truncated = False           # a page bound was reached with pages left unvisited
         self.quarantined: list[Quarantined] = []   # listed items that are not postings
         self.listing = ListingShape()    # what the listing's pages looked like (paged kinds)
+        self.listing_unchanged = False   # the whole input is byte-identical to the last clean run's
 
     def spec(self, model: type[C]) -> C:
         """This source's options, typed as its kind's ``Config`` model."""
@@ -68,6 +69,21 @@ class SourceSession:
         self.listing.total = total
         if total != listed:
             self.listing.doubt(f"the listing says {total} {what}, but it lists {listed}")
+
+    def input_unchanged(self, url: str, digest: str) -> bool:
+        """Whether a whole-listing input (a dropped file) is byte-identical to the one the last clean,
+        complete run remembered: its listing is then that run's, and nothing needs parsing."""
+        cached = self.state.get(url)
+        if cached is None or cached.etag != digest:
+            return False
+        self.pages[url] = cached
+        self.stats.add(not_modified=1)
+        self.listing_unchanged = True
+        return True
+
+    def remember_input(self, url: str, digest: str) -> None:
+        """Remember a whole-listing input's digest for the next fetch (only the digest: no page output)."""
+        self.pages[url] = CachedPage(url, digest, None, PageOutput())
 
     def quarantine(self, item: Quarantined) -> None:
         log.warning("source %r: %s quarantined: %s", self.config.name, item.position, item.reason)

@@ -137,17 +137,20 @@ def close_missing(
 def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, *, max_share: float = 0.3) -> CloseResult:
     """Apply the closing rules to the source's fetch run of ``partition_date``.
 
-    Only the latest day fetched may close (a replay or backfill of a past day never does).
-    An unconfirmed listing is logged as a WARNING naming the source.
+    Only the source's latest fetch run may close (a replay or backfill of a past day never does).
+    An unconfirmed listing is logged as a WARNING naming the source. The postings it lists are
+    its open listing spans (``jobpipe.sources.snapshots``): which open jobs lack one is one
+    anti-join of two partial indexes, whatever the size of the listing.
     """
     run = conn.execute(
-        """SELECT fetch_id, complete, postings_seen + quarantined, listing_doubts, ends_on_page_boundary
+        """SELECT fetch_id, complete, postings_seen + quarantined, listing_doubts, ends_on_page_boundary,
+                  unlisted, listed_only
            FROM fetch_runs WHERE source = %s AND partition_date = %s ORDER BY fetch_id DESC LIMIT 1""",
         (source, partition_date)).fetchone()
-    latest = conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s", (source,)).fetchone()
-    if run is None or latest is None or latest[0] != partition_date:
+    latest = conn.execute("SELECT max(fetch_id) FROM fetch_runs WHERE source = %s", (source,)).fetchone()
+    if run is None or latest is None or latest[0] != run[0]:
         return CloseResult(0, 0, False, "not the latest day's listing: nothing closed", considered=False)
-    fetch_id, complete, listed, doubts, on_boundary = run
+    fetch_id, complete, listed, doubts, on_boundary, unlisted, listed_only = run
     previous = conn.execute(
         """SELECT postings_seen + quarantined FROM fetch_runs
            WHERE source = %s AND complete AND fetch_id < %s ORDER BY fetch_id DESC LIMIT 1""",
@@ -155,10 +158,54 @@ def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, 
     verdict = listing_verdict(Listing(complete=complete, listed=listed, doubts=tuple(doubts or ()),
                                       on_page_boundary=on_boundary,
                                       previous_listed=previous[0] if previous else None))
-    seen = [r[0] for r in conn.execute(
-        "SELECT r.external_id FROM fetch_run_items i JOIN raw_postings r USING (raw_id) WHERE i.fetch_id = %s",
-        (fetch_id,))]
-    result = close_missing(conn, source, seen, verdict=verdict, max_share=max_share)
+    params = {"source": source, "unlisted": list(unlisted or []), "only": listed_only}
+    open_before = conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
+                               (source,)).fetchone()[0]  # type: ignore[index]
+    would_close = conn.execute("SELECT count(*) " + _NOT_LISTED, params).fetchone()[0]  # type: ignore[index]
+    decision = close_decision(verdict, would_close=would_close, open_before=open_before, max_share=max_share,
+                              source=source)
+    closed = 0
+    if decision.close:
+        closed = conn.execute("UPDATE jobs j SET closed_at = now() " + _NOT_LISTED.split("FROM jobs j", 1)[1],
+                              params).rowcount
+    if not conn.autocommit:
+        conn.commit()
+    result = CloseResult(closed, would_close, decision.refused, decision.reason, open_before, verdict.confirmed)
     if not verdict.confirmed:
         log.warning("source %r: %s", source, result.reason)
     return result
+
+
+# Open jobs of the source that its latest run did not list: no open listing span, or one the run
+# did not list itself (an unconfirmed run's ``unlisted`` / ``listed_only``).
+_NOT_LISTED = """
+FROM jobs j
+WHERE j.source = %(source)s AND j.closed_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM listing_spans s
+                  WHERE s.source = j.source AND s.external_id = j.external_id AND s.until_fetch IS NULL
+                    AND NOT (s.external_id = ANY(%(unlisted)s::text[]))
+                    AND (%(only)s::text[] IS NULL OR s.external_id = ANY(%(only)s::text[])))
+"""
+
+
+@dataclass(frozen=True)
+class ExpiredResult:
+    closed: int          # open postings closed because their valid_through has passed
+
+    def as_metadata(self) -> dict[str, object]:
+        return {"expired": self.closed}
+
+
+def close_expired(conn: psycopg.Connection, source: str | None = None) -> ExpiredResult:
+    """Close the open postings (of ``source``, or all) whose ``valid_through`` has passed.
+
+    The source itself says they are over, so no listing guard applies. A posting the source
+    extends later (a new ``valid_through``) is a changed payload: the upsert reopens it. Commits.
+    """
+    where = "AND source = %(source)s" if source is not None else ""
+    closed = conn.execute(
+        f"UPDATE jobs SET closed_at = now() WHERE closed_at IS NULL AND valid_through IS NOT NULL "
+        f"AND valid_through < now() {where}", {"source": source}).rowcount
+    if not conn.autocommit:
+        conn.commit()
+    return ExpiredResult(closed)

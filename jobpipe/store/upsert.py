@@ -17,18 +17,21 @@ import contextlib
 import operator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any
 
 import psycopg
 
 from jobpipe.hashing import content_hash, listing_digest, record_digest
 from jobpipe.models import NormalizedPosting
-from jobpipe.rows import DERIVED_JOB_COLUMNS, POSTING_COLUMNS, Column, RowBuilder
+from jobpipe.rows import DERIVED_JOB_COLUMNS, JOB_LIFECYCLE_COLUMNS, POSTING_COLUMNS, Column, RowBuilder
 from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
 from jobpipe.store.dedupe import dedupe_key
 
-#: What is staged and written, in COPY order: the posting's columns, then the two the store derives.
-_STAGED: tuple[Column, ...] = (*POSTING_COLUMNS, *DERIVED_JOB_COLUMNS)
+#: What is staged and written, in COPY order: the posting's columns, the two the store derives,
+#: and when the source showed this content (the rule that keeps replays from rolling rows back).
+_OBSERVED = next(c for c in JOB_LIFECYCLE_COLUMNS if c.name == "observed_at")
+_STAGED: tuple[Column, ...] = (*POSTING_COLUMNS, *DERIVED_JOB_COLUMNS, _OBSERVED)
 #: (column, PostgreSQL type) of what is staged, in COPY order.
 STAGED_COLUMNS: tuple[tuple[str, str], ...] = tuple((c.name, c.pg_type) for c in _STAGED)
 _NAMES = [name for name, _ in STAGED_COLUMNS]
@@ -45,8 +48,9 @@ ANALYZE_SHARE = 0.10
 class UpsertCounts:
     inserted: int = 0
     updated: int = 0     # rewritten because a stored field changed (reopened rows included)
-    unchanged: int = 0   # not touched at all
+    unchanged: int = 0   # not touched at all (older observations included)
     reopened: int = 0    # were closed, came back (also counted in ``updated``)
+    older: int = 0       # not touched: the store holds content observed later (also in ``unchanged``)
 
     @property
     def total(self) -> int:
@@ -54,11 +58,12 @@ class UpsertCounts:
 
     def __add__(self, other: "UpsertCounts") -> "UpsertCounts":
         return UpsertCounts(self.inserted + other.inserted, self.updated + other.updated,
-                            self.unchanged + other.unchanged, self.reopened + other.reopened)
+                            self.unchanged + other.unchanged, self.reopened + other.reopened,
+                            self.older + other.older)
 
     def as_metadata(self) -> dict[str, int]:
         return {"inserted": self.inserted, "updated": self.updated, "unchanged": self.unchanged,
-                "reopened": self.reopened}
+                "reopened": self.reopened, "older": self.older}
 
 
 def fast_record_hash(posting: NormalizedPosting) -> str:
@@ -70,13 +75,14 @@ def fast_record_hash(posting: NormalizedPosting) -> str:
     return record_digest(posting, posting.content_hash or content_hash(posting))
 
 
-def staged_row(posting: NormalizedPosting, record: str | None = None) -> list[Any]:
+def staged_row(posting: NormalizedPosting, record: str | None = None, observed_at: datetime | None = None) -> list[Any]:
     """One posting as a staging row (hashes and dedupe key computed here)."""
     row = _POSTING_ROW(posting)
     if not row[_CONTENT_AT]:
         row[_CONTENT_AT] = content_hash(posting)
     row.append(record or fast_record_hash(posting))
     row.append(dedupe_key(posting))
+    row.append(observed_at or datetime.now(timezone.utc))
     return row
 
 
@@ -85,16 +91,28 @@ _CREATE_STAGE = (
     + ", ".join(f"{name} {kind}" for name, kind in STAGED_COLUMNS)
     + ") ON COMMIT DELETE ROWS"
 )
-_COUNT_REOPENING = """
-SELECT count(*) FROM jobs j JOIN jobs_stage s USING (source, external_id)
-WHERE j.closed_at IS NOT NULL
+# The observation rule, one place: a staged row (s / EXCLUDED) never overwrites content observed
+# later than its own, and reopens a closed row only when it was observed after the closing and
+# has not expired. ``{new}`` is the staged row's alias, ``{old}`` the stored row's.
+_NOT_OLDER = "({old}.observed_at IS NULL OR {new}.observed_at >= {old}.observed_at)"
+_REOPENS = ("({old}.closed_at IS NOT NULL AND {new}.observed_at > {old}.closed_at "
+            "AND ({new}.valid_through IS NULL OR {new}.valid_through > now()))")
+# Per staged row, a primary-key probe (LATERAL): the cost of a batch does not grow with the table.
+_COUNT_STAGED = f"""
+SELECT count(*) FILTER (WHERE {_NOT_OLDER.format(old="j", new="s")} AND {_REOPENS.format(old="j", new="s")}),
+       count(*) FILTER (WHERE NOT {_NOT_OLDER.format(old="j", new="s")})
+FROM jobs_stage s
+CROSS JOIN LATERAL (SELECT observed_at, closed_at FROM jobs
+                    WHERE jobs.source = s.source AND jobs.external_id = s.external_id) j
 """
 _MERGE = (
     f"INSERT INTO jobs AS j ({', '.join(_NAMES)}) SELECT {', '.join(_NAMES)} FROM jobs_stage "
     "ON CONFLICT (source, external_id) DO UPDATE SET "
     + ", ".join(f"{name} = EXCLUDED.{name}" for name in _UPDATED)
-    + ", updated_at = now(), closed_at = NULL "
-    "WHERE j.record_hash IS DISTINCT FROM EXCLUDED.record_hash OR j.closed_at IS NOT NULL "
+    + ", updated_at = now(), closed_at = CASE WHEN " + _REOPENS.format(old="j", new="EXCLUDED")
+    + " THEN NULL ELSE j.closed_at END "
+    "WHERE " + _NOT_OLDER.format(old="j", new="EXCLUDED")
+    + " AND (j.record_hash IS DISTINCT FROM EXCLUDED.record_hash OR " + _REOPENS.format(old="j", new="EXCLUDED") + ") "
     "RETURNING (xmax = 0) AS inserted"
 )
 
@@ -292,18 +310,23 @@ def _write_batch(conn: psycopg.Connection, rows: list[list[Any]], batch_len: int
                 copy.set_types([kind for _, kind in STAGED_COLUMNS])
                 for row in rows:
                     copy.write_row(row)
-            reopened = cur.execute(_COUNT_REOPENING).fetchone()[0]  # type: ignore[index]
+            reopened, older = cur.execute(_COUNT_STAGED).fetchone()  # type: ignore[misc]
             flags = [r[0] for r in cur.execute(_MERGE).fetchall()]
             cur.execute("TRUNCATE jobs_stage")
     if not conn.autocommit:
         conn.commit()
     inserted = sum(1 for f in flags if f)
-    return UpsertCounts(inserted, len(flags) - inserted, batch_len - len(flags), reopened)
+    return UpsertCounts(inserted, len(flags) - inserted, batch_len - len(flags), reopened, older)
 
 
 def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, batch_size: int = 5000,
-                bulk_load_rows: int = BULK_LOAD_ROWS) -> UpsertCounts:
+                bulk_load_rows: int = BULK_LOAD_ROWS, observed_at: datetime | None = None) -> UpsertCounts:
     """Insert new postings, rewrite changed or reopened ones, leave unchanged ones untouched.
+
+    ``observed_at`` is when the source showed these postings (the fetch run's start; default:
+    now). A row holding content observed later is never overwritten by an older observation
+    (a replay or backfill of a past day), and a closed row is reopened only by an observation
+    made after it was closed, of a posting that has not expired (``valid_through``).
 
     Each batch is its own committed transaction (a transaction already open on ``conn`` is
     committed first), so a failure keeps every earlier batch. ``ANALYZE jobs`` runs after a
@@ -316,6 +339,9 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     """
     if not conn.autocommit and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         conn.commit()
+    if not postings:
+        return UpsertCounts()
+    observed = observed_at or datetime.now(timezone.utc)
     # Which postings need writing is decided up front (reads only; the merge's WHERE still
     # guards against rows changing meanwhile). Then preparing batch k+1 (Python: hashes,
     # dedupe keys) overlaps with the database merging batch k in a writer thread: the two
@@ -336,7 +362,7 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobpipe-upsert") as writer:
             pending: Future[UpsertCounts] | None = None
             for part in todos:
-                rows = [staged_row(p, record) for p, record in part]
+                rows = [staged_row(p, record, observed) for p, record in part]
                 if pending is not None:
                     counts += pending.result()
                 pending = writer.submit(write, conn, rows, len(rows))

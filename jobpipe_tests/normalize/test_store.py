@@ -1,94 +1,112 @@
-"""Partition writes on the real database: replace-in-one-transaction, quarantine, reject rates."""
+"""Normalized rows per stored payload on the real database: written only when their output differs,
+normalization only of what is new since the last run of the same normalizer version."""
 
 from __future__ import annotations
 
 import dataclasses
 from datetime import date, datetime, timezone
 
+import pytest
 from psycopg.types.json import Jsonb
 
+import jobpipe.normalize.store as store
+from jobpipe.hashing import content_hash
 from jobpipe.models import PostingFields
-from jobpipe.normalize import (
-    load_normalized,
-    normalize_posting,
-    reject_rates,
-    sources_over_threshold,
-    validate_postings,
-    write_normalized,
-)
+from jobpipe.normalize import load_normalized, normalize_posting, reject_rates, sources_over_threshold, write_normalized
 from jobpipe.normalize.schema import Rejection, ValidationResult
-from jobpipe.normalize.store import load_quarantine
+from jobpipe.normalize.store import load_quarantine, normalize_fetch
+from jobpipe.normalize.version import normalizer_version
+from jobpipe_tests.lifecycle import DAY0, FileSource, row
 
 NOW = datetime(2026, 3, 10, tzinfo=timezone.utc)
 DAY = date(2026, 3, 10)
 
 
 def _raw_id(db, external_id: str) -> int:
-    row = db.execute(
+    found = db.execute(
         "INSERT INTO raw_postings (source, external_id, format, payload, payload_hash) VALUES (%s, %s, 'file', %s, %s) RETURNING raw_id",
         ("s", external_id, Jsonb({"title": external_id}), external_id),
     ).fetchone()
     db.commit()
-    return row[0]
+    return found[0]
 
 
-def _posting(i: str, raw_id: int | None = None):
-    return normalize_posting(
+def _posting(db, i: str, **changes):
+    posting = normalize_posting(
         PostingFields(title=f"后端工程师 {i}", company="Acme", location="北京/上海", salary_text="15-25K·14薪",
                       employment_type="全职", description="熟悉 Go、k8s。3-5年经验，本科。", posted_at="2026-03-01"),
-        source="s", external_id=i, fetched_at=NOW, raw_id=raw_id, fetch_id=5,
+        source="s", external_id=i, fetched_at=NOW, raw_id=_raw_id(db, i), fetch_id=5,
     )
+    return dataclasses.replace(posting, **changes) if changes else posting
 
 
-def test_write_and_load_round_trip(db):
-    rid = _raw_id(db, "1")
-    result = validate_postings([_posting("1", rid), _posting("2")], now=NOW)
-    counts = write_normalized(db, "s", DAY, result, dagster_run_id="run-1")
-    assert (counts.passed, counts.rejected) == (2, 0)
-    loaded = load_normalized(db, "s", DAY)
-    assert [p.external_id for p in loaded] == ["1", "2"]
-    assert loaded[0] == result.valid[0]          # every field survives the database
-    assert loaded[0].salary.months_per_year == 14 and loaded[0].cities == ["Beijing", "Shanghai"]
+def _stored(db):
+    return dict(db.execute("SELECT raw_id, xmin::text FROM normalized_postings").fetchall())
 
 
-def test_rerun_replaces_the_partition(db):
-    write_normalized(db, "s", DAY, validate_postings([_posting("1"), _posting("2"), _posting("3")], now=NOW))
-    bad = dataclasses.replace(_posting("4"), title=" ")
-    write_normalized(db, "s", DAY, validate_postings([_posting("1"), bad], now=NOW), dagster_run_id="run-2")
-    write_normalized(db, "s", DAY, validate_postings([_posting("1"), bad], now=NOW), dagster_run_id="run-2")
-    assert [p.external_id for p in load_normalized(db, "s", DAY)] == ["1"]
-    quarantined = load_quarantine(db, "s", DAY)
-    assert len(quarantined) == 1 and quarantined[0]["external_id"] == "4" and quarantined[0]["dagster_run_id"] == "run-2"
-    assert any("title" in c for c in quarantined[0]["failed_checks"])
-    # other partitions and sources are untouched
-    write_normalized(db, "other", DAY, validate_postings([_posting("9")], now=NOW))
-    write_normalized(db, "s", date(2026, 3, 11), validate_postings([_posting("8")], now=NOW))
-    write_normalized(db, "s", DAY, validate_postings([_posting("5")], now=NOW))
-    assert [p.external_id for p in load_normalized(db, "other", DAY)] == ["9"]
-    assert [p.external_id for p in load_normalized(db, "s", date(2026, 3, 11))] == ["8"]
+def test_rows_are_per_payload_and_rewritten_only_when_their_output_differs(db):
+    a, b = _posting(db, "1"), _posting(db, "2")
+    counts = write_normalized(db, "s", DAY, ValidationResult(valid=[a, b]))
+    assert (counts.passed, counts.written) == (2, 2)
+    before = _stored(db)
+    assert write_normalized(db, "s", DAY, ValidationResult(valid=[a, b])).written == 0
+    assert _stored(db) == before          # not rewritten: no new row version
+    changed = dataclasses.replace(b, title="后端专家 2")
+    changed = dataclasses.replace(changed, content_hash=content_hash(changed))
+    assert write_normalized(db, "s", DAY, ValidationResult(valid=[a, changed])).written == 1
+    after = _stored(db)
+    assert after[a.raw_id] == before[a.raw_id] and after[b.raw_id] != before[b.raw_id]
 
 
-def test_quarantine_keeps_raw_reference_and_errors(db):
-    rid = _raw_id(db, "x")
-    result = ValidationResult(valid=[_posting("ok")], rejected=[Rejection("x", rid, ["extract_error: KeyError: 'title'"], "s", 5)])
-    write_normalized(db, "s", DAY, result, dagster_run_id="run-3")
-    (q,) = load_quarantine(db, "s", DAY)
-    assert q == {"stage": "normalize", "position": None, "external_id": "x", "raw_id": rid, "fetch_id": 5,
-                 "failed_checks": ["extract_error: KeyError: 'title'"], "raw_text": None, "dagster_run_id": "run-3"}
+def test_a_payload_moves_between_rows_and_quarantine_as_its_verdict_changes(db):
+    good = _posting(db, "1")
+    write_normalized(db, "s", DAY, ValidationResult(valid=[good]))
+    rejection = Rejection("1", good.raw_id, ["title:str_length"], "s", 5)
+    write_normalized(db, "s", DAY, ValidationResult(rejected=[rejection]), dagster_run_id="run-2")
+    assert db.execute("SELECT count(*) FROM normalized_postings").fetchone()[0] == 0
+    (q,) = db.execute("SELECT raw_id, failed_checks, dagster_run_id FROM quarantine").fetchall()
+    assert q == (good.raw_id, ["title:str_length"], "run-2")
+    write_normalized(db, "s", DAY, ValidationResult(rejected=[rejection]), dagster_run_id="run-3")
+    assert db.execute("SELECT dagster_run_id FROM quarantine").fetchone()[0] == "run-2"   # same verdict: untouched
+    write_normalized(db, "s", DAY, ValidationResult(valid=[good]))
+    assert db.execute("SELECT count(*) FROM quarantine").fetchone()[0] == 0
 
 
-def test_duplicate_external_ids_stored_once(db):
-    counts = write_normalized(db, "s", DAY, ValidationResult(valid=[_posting("1"), _posting("1")]))
-    assert counts.passed == 1 and len(load_normalized(db, "s", DAY)) == 1
+def test_a_posting_without_its_payload_id_is_refused(db):
+    posting = dataclasses.replace(_posting(db, "1"), raw_id=None)
+    with pytest.raises(ValueError, match="raw_id"):
+        write_normalized(db, "s", DAY, ValidationResult(valid=[posting]))
 
 
-def test_reject_rates_and_threshold(db):
-    ok = [_posting(str(i)) for i in range(19)]
-    write_normalized(db, "good", DAY, ValidationResult(valid=ok, rejected=[Rejection("r", None, ["x"], "good")]))
-    write_normalized(db, "bad", DAY, ValidationResult(valid=ok[:3], rejected=[Rejection("r", None, ["x"], "bad")]))
-    write_normalized(db, "bad", date(2026, 3, 9), ValidationResult(valid=ok[:1]))
-    rates = reject_rates(db, DAY)
-    assert rates["good"] == (19, 1, 0.05) and rates["bad"] == (3, 1, 0.25)
-    assert sources_over_threshold(rates) == ["bad"]
-    assert sources_over_threshold(rates, threshold=0.5) == []
-    assert reject_rates(db)["bad"] == (4, 1, 0.2)
+def test_normalize_fetch_runs_only_what_is_new_for_its_version(db, tmp_path, monkeypatch):
+    source = FileSource(tmp_path)
+    source.fetch(db, [row(i) for i in range(5)], 0)
+    first = normalize_fetch(db, source.name, DAY0)
+    assert (first.mode, first.normalized, first.written, first.listed) == ("full", 5, 5, 5)
+    assert first.version == normalizer_version()
+    assert normalize_fetch(db, source.name, DAY0).mode == "current"   # a replay with the same normalizer: nothing
+    source.fetch(db, [row(0, title="Changed")] + [row(i) for i in range(1, 6)], 1)
+    second = normalize_fetch(db, source.name, DAY0.replace(day=2))
+    assert (second.mode, second.normalized, second.written, second.listed) == ("incremental", 2, 2, 6)
+    before = _stored(db)
+    monkeypatch.setattr(store, "normalizer_version", lambda: "v-next")
+    third = normalize_fetch(db, source.name, DAY0.replace(day=2))
+    assert (third.mode, third.normalized, third.written) == ("full", 6, 0)   # all re-run, nothing differs
+    assert _stored(db) == before
+    assert [p.title for p in load_normalized(db, source.name, DAY0)][0] == "Data Engineer 0"
+    assert [p.title for p in load_normalized(db, source.name, DAY0.replace(day=2))][0] == "Changed"
+
+
+def test_reject_rate_counts_every_posting_of_the_run(db, tmp_path):
+    source = FileSource(tmp_path)
+    rows = [row(i) for i in range(9)] + [row(9, title="")]
+    source.fetch(db, rows, 0)
+    counts = normalize_fetch(db, source.name, DAY0)
+    assert (counts.listed, counts.rejected_listed) == (10, 1) and counts.reject_rate == pytest.approx(0.1)
+    source.fetch(db, rows, 1)
+    quiet = normalize_fetch(db, source.name, DAY0.replace(day=2))
+    assert quiet.normalized == 0 and quiet.reject_rate == pytest.approx(0.1)   # an unchanged night keeps the rate
+    assert reject_rates(db)[source.name] == (9, 1, pytest.approx(0.1))
+    assert sources_over_threshold(reject_rates(db), 0.05) == [source.name]
+    quarantined = [q for q in load_quarantine(db, source.name, DAY0) if q["stage"] == "normalize"]
+    assert len(quarantined) == 1 and quarantined[0]["external_id"] == "p9"
