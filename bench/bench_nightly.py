@@ -12,7 +12,9 @@ in its own throw-away database on the configured server, with a near-free counti
 (hash-seeded 64-d vectors): times measure the pipeline, counts show what a real model would
 have to embed.
 
-Printed per night and stage: wall seconds, CPU seconds of this process and its children (the
+Between two nights the database settles outside the measurement (VACUUM (ANALYZE) and a
+CHECKPOINT: what autovacuum does in the day between two real nights). Printed per night and
+stage: wall seconds, CPU seconds of this process and its children (the
 keyword tokenizer workers) and of the database server (every backend, parallel worker and
 background process of the server, from /proc), row versions written per table
 (pg_stat_user_tables), WAL bytes and database growth. Contenders:
@@ -25,8 +27,9 @@ background process of the server, from /proc), row versions written per table
 * LangChain's indexing API (``langchain_core.indexing.index`` with ``SQLRecordManager`` and the
   PGVector store of ``langchain_community``; ``langchain-postgres`` pins a pgvector older than
   jobpipe's), when it is installed (``pip install -e '.[bench-peers]'``):
-  documents built by jobpipe's normalizer from every line, ``cleanup="full"``. It stores no
-  keyword terms (PGVector has none): it does less work than the other two.
+  documents built by jobpipe's normalizer from every line, with their keyword terms (jieba
+  tokens, as the other two compute them) in the metadata -- PGVector has no full-text column --,
+  ``cleanup="full"``.
 """
 
 from __future__ import annotations
@@ -228,6 +231,15 @@ def measure_night(url: str, label: str, stages: list[tuple[str, Callable[[psycop
     return night
 
 
+def settle(url: str) -> None:
+    """Between two nights: what 24 hours of autovacuum and checkpoints do, outside the measurement
+    (VACUUM (ANALYZE) and a CHECKPOINT), so a night's WAL and CPU are its own, not the vacuuming
+    of the night before. Every contender gets the same."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("VACUUM (ANALYZE)")
+        conn.execute("CHECKPOINT")
+
+
 def fresh_database(label: str) -> tuple[str, str]:
     base = database_url()
     name = f"jobpipe_bench_{label}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
@@ -288,6 +300,7 @@ def jobpipe_nights(url: str, files: list[Path], workdir: Path, embedder: Countin
         night = measure_night(url, f"night {k + 1}", [("fetch", fetch), ("normalize", normalize), ("curate", curate),
                                                        ("embed", embed), ("retention", retention)])
         night.counts = {"embedded": len(embedder.texts) - embedded_before}
+        settle(url)
         with psycopg.connect(url) as conn:
             night.counts["closed"] = conn.execute("SELECT count(*) FROM jobs WHERE closed_at IS NOT NULL").fetchone()[0]
             night.counts["normalized"] = int(night.stages[1].note.split("normalized ")[1].split(",")[0])
@@ -375,6 +388,7 @@ def rowbyrow_nights(url: str, files: list[Path], embedder: CountingEmbedder) -> 
 
         night = measure_night(url, f"night {k + 1}", [("sync", sync)])
         night.counts = counts
+        settle(url)
         nights.append(night)
     return nights
 
@@ -407,6 +421,8 @@ def langchain_nights(url: str, files: list[Path], embedder: CountingEmbedder) ->
         from langchain_community.vectorstores.pgvector import PGVector
 
     from jobpipe.hashing import embedding_text
+    from jobpipe.store.terms import search_text
+    from jobpipe.text.tokenize import tokenize
 
     class Wrapped(Embeddings):
         def embed_documents(self, texts: list[str]) -> list[list[float]]:
@@ -431,7 +447,10 @@ def langchain_nights(url: str, files: list[Path], embedder: CountingEmbedder) ->
                     "source": "drop", "external_id": p.external_id, "title": p.title, "company": p.company,
                     "cities": p.cities, "job_type": p.job_type, "remote": p.remote, "salary_min": p.salary.min,
                     "salary_max": p.salary.max, "salary_currency": p.salary.currency, "skills": p.skills,
-                    "url": p.url, "posted_at": p.posted_at.isoformat() if p.posted_at else None}, id=p.external_id)
+                    "url": p.url, "posted_at": p.posted_at.isoformat() if p.posted_at else None,
+                    # keyword terms, as the other two keep them: PGVector has no full-text column of its own
+                    "search_terms": " ".join(tokenize(search_text(p.title, p.company, p.cities, p.skills,
+                                                                  p.description_text)))}, id=p.external_id)
 
     nights = []
     for k, path in enumerate(files):
@@ -445,6 +464,7 @@ def langchain_nights(url: str, files: list[Path], embedder: CountingEmbedder) ->
 
         night = measure_night(url, f"night {k + 1}", [("index", sync)])
         night.counts = {"embedded": len(embedder.texts) - before, "normalized": sum(1 for _ in open(path))}
+        settle(url)
         nights.append(night)
     return nights
 

@@ -97,7 +97,8 @@ def _columns() -> tuple[Column, ...]:
 POSTING_COLUMNS: tuple[Column, ...] = _columns()
 #: Columns only ``normalized_postings`` keeps: the payload a row was normalized from (its key) and
 #: the fetch run whose normalization wrote it.
-INGEST_ID_COLUMNS: tuple[Column, ...] = tuple(Column(name, kind, (name,), True, int | None)
+#: ``raw_id`` is the table's key (a row is what the normalizer made of one stored payload).
+INGEST_ID_COLUMNS: tuple[Column, ...] = tuple(Column(name, kind, (name,), name != "raw_id", int | None)
                                               for name, kind in _INGEST_ONLY.items())
 #: Columns of ``jobs`` the store computes when it writes a posting (not posting fields).
 DERIVED_JOB_COLUMNS: tuple[Column, ...] = (
