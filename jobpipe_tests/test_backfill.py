@@ -12,7 +12,7 @@ from jobpipe.embedding import TokenHashEmbedder
 from jobpipe.normalize.store import normalize_fetch
 from jobpipe.orchestration.definitions import ASSETS
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key, today
-from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource, SourcesResource
+from jobpipe.orchestration.resources import PostgresResource, SourcesResource, build_resources
 from jobpipe.sources import load_sources, run_source
 from jobpipe.store import sync_job_embeddings
 from jobpipe.store.curate import curate_fetch
@@ -49,9 +49,8 @@ def test_backfilling_day_one_keeps_day_two_content_and_embeds_nothing(db, databa
     instance.add_dynamic_partitions(SOURCES_PARTITION, ["drop"])
     ingest = [a for a in ASSETS if a.key.path[-1] in ("raw_postings", "normalized_postings", "curated_jobs")]
     result = materialize(ASSETS, selection=ingest, partition_key=partition_key("drop", day1), instance=instance,
-                         resources={"postgres": PostgresResource(database_url=database),
-                                    "sources": SourcesResource(path=str(sources)),
-                                    "settings": PipelineSettingsResource(), "embedder": EmbedderResource()})
+                         resources={**build_resources(), "postgres": PostgresResource(database_url=database),
+                                    "sources": SourcesResource(path=str(sources))})
     assert result.success
     with connect(database) as conn:
         assert job(conn, "p1") == before              # still Title B, not even a new row version

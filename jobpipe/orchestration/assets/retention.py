@@ -25,6 +25,6 @@ def snapshot_retention(
     still works (``replayable_from``).
     """
     with postgres.connect() as conn:
-        outcome = prune_history(conn, keep_days=settings.resolved()["snapshot_retention_days"])
+        outcome = prune_history(conn, keep_days=settings.snapshot_retention_days)
     context.log.info(f"snapshot retention: {outcome.as_metadata()}")
     return MaterializeResult(metadata=outcome.as_metadata())
