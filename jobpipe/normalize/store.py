@@ -162,8 +162,8 @@ def normalize_fetch(conn: psycopg.Connection, source: str, partition_date: date 
     version = version or normalizer_version()
     run = fetch_run_by_id(conn, fetch_id) if fetch_id is not None else fetch_run(conn, source, partition_date)
     if run is None:
-        raise NotNormalizedError(f"no stored fetch run of source {source!r} for {partition_date}: past days are "
-                                 "replayed from stored payloads, which retention keeps for a limited window")
+        # (never fetched, or older than the snapshot retention window: docs/sources.md)
+        raise NotNormalizedError(f"no raw snapshot of source {source!r} for {partition_date}")
     where, params = state_condition(run)
     if run.normalized_with == version:
         counts = NormalizeCounts(0, 0, mode="current", version=version, fetch_id=run.fetch_id)

@@ -62,7 +62,7 @@ def curate_fetch(conn: psycopg.Connection, source: str, partition_date: date | s
 
     run = fetch_run_by_id(conn, fetch_id) if fetch_id is not None else fetch_run(conn, source, partition_date)
     if run is None:
-        raise NotNormalizedError(f"no stored fetch run of source {source!r} for {partition_date}")
+        raise NotNormalizedError(f"no raw snapshot of source {source!r} for {partition_date}")
     if run.normalized_with is None:
         raise NotNormalizedError(f"fetch run {run.fetch_id} of source {source!r} ({run.partition_date}) is not "
                                  "normalized yet: normalize it first")

@@ -18,13 +18,13 @@ from jobpipe.orchestration.resources import build_resources
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSET_NAMES = {"raw_postings", "normalized_postings", "curated_jobs", "job_embeddings", "vector_index",
-               "serving_jobs", "candidate_profiles", "candidate_vectors", "candidate_matches"}
+               "serving_jobs", "candidate_profiles", "candidate_vectors", "candidate_matches", "snapshot_retention"}
 #: Every environment variable a resource field reads (they must not leak in from the caller's shell).
 SETTINGS_ENV = ("JOBPIPE_DATABASE_URL", "JOBPIPE_EMBEDDER", "JOBPIPE_EMBEDDING_MODEL", "JOBPIPE_OPENAI_BASE_URL",
                 "OPENAI_BASE_URL", "JOBPIPE_OPENAI_API_KEY", "OPENAI_API_KEY", "JOBPIPE_SOURCES",
                 "JOBPIPE_CLOSE_GUARD_SHARE", "JOBPIPE_REJECT_RATE_THRESHOLD", "JOBPIPE_HNSW_M",
                 "JOBPIPE_HNSW_EF_CONSTRUCTION", "JOBPIPE_RETIRED_VECTOR_DAYS", "JOBPIPE_CANDIDATES",
-                "JOBPIPE_MATCHES_TOP_N", "JOBPIPE_MATCHES_RESERVE")
+                "JOBPIPE_MATCHES_TOP_N", "JOBPIPE_MATCHES_RESERVE", "JOBPIPE_SNAPSHOT_RETENTION_DAYS")
 
 
 def test_the_code_location_loads():
@@ -49,7 +49,7 @@ def test_every_asset_and_check_says_what_it_is():
     for key in graph.get_all_asset_keys():
         node = graph.get(key)
         assert node.description and len(node.description) > 40, key
-        assert node.group_name in {"ingest", "vectors", "serving", "candidates"}, key
+        assert node.group_name in {"ingest", "vectors", "serving", "candidates", "maintenance"}, key
         assert node.owners == ["team:jobpipe"], key
         assert node.kinds, key
     checks = [graph.get_check_spec(k) for k in graph.asset_check_keys]
@@ -75,7 +75,7 @@ def test_resources_show_their_real_defaults(monkeypatch: pytest.MonkeyPatch):
     assert values["settings"] == {
         "close_guard_share": "0.3", "reject_rate_threshold": "0.05", "hnsw_m": "16", "hnsw_ef_construction": "64",
         "retired_vector_days": "7.0", "candidates_path": f'"{DEMO_RESUMES_DIR}"',
-        "matches_top_n": "50", "matches_reserve": "25"}
+        "matches_top_n": "50", "matches_reserve": "25", "snapshot_retention_days": "30"}
     assert values["sources"] == {"path": f'"{DEMO_SOURCES_FILE}"'}
     assert values["embedder"]["kind"] == '"local"'
     assert values["postgres"] == {"database_url": "null"}

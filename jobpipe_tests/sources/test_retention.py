@@ -30,7 +30,7 @@ def test_history_older_than_the_window_is_pruned_and_open_postings_keep_their_pa
     assert pruned.payload_bytes > 0 and pruned.oldest_day == DAY0 + timedelta(days=5)
     assert count(db, "raw_postings") == 9 and count(db, "normalized_postings") == 9
     assert load_snapshot(db, source.name, DAY0) is None
-    with pytest.raises(NotNormalizedError, match="retention"):
+    with pytest.raises(NotNormalizedError, match="no raw snapshot"):
         normalize_fetch(db, source.name, DAY0)
     kept = load_snapshot(db, source.name, DAY0 + timedelta(days=5))
     assert sorted(p.external_id for p in kept.postings) == sorted(f"p{i}" for i in range(10) if i != 2)

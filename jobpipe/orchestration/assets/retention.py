@@ -2,6 +2,7 @@
 
 from dagster import AssetExecutionContext, MaterializeResult, asset
 
+from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.assets.ingest import curated_jobs
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS
 from jobpipe.orchestration.resources import PipelineSettingsResource, PostgresResource
@@ -13,6 +14,7 @@ from jobpipe.pipeline.maintenance import prune_history
     group_name="maintenance",
     kinds={"postgres"},
     automation_condition=AFTER_UPSTREAM_LANDS,
+    owners=OWNERS,
 )
 def snapshot_retention(
     context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
