@@ -1,4 +1,4 @@
-"""sql/0019 converts the per-run item lists of an existing database into listing spans losslessly."""
+"""sql/0020 converts the per-run item lists of an existing database into listing spans losslessly."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_legacy_item_lists_become_spans_that_replay_every_day_alike(tmp_path):
     before = tmp_path / "sql"
     before.mkdir()
     for path in SQL_DIR.glob("*.sql"):
-        if path.name[:4].isdigit() and int(path.name[:4]) < 19:
+        if path.name[:4].isdigit() and int(path.name[:4]) < 20:
             shutil.copy(path, before / path.name)
     base = database_url()
     name = f"jobpipe_test_mig_{os.getpid()}_{uuid.uuid4().hex[:6]}"

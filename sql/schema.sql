@@ -181,15 +181,6 @@ CREATE TABLE public.embedding_models (
 );
 
 --
--- Name: fetch_run_items; Type: TABLE; Schema: public; Owner: -
---
-
-CREATE TABLE public.fetch_run_items (
-    fetch_id bigint NOT NULL,
-    raw_id bigint NOT NULL
-);
-
---
 -- Name: fetch_runs; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -210,7 +201,15 @@ CREATE TABLE public.fetch_runs (
     quarantined integer DEFAULT 0 NOT NULL,
     listing_total integer,
     listing_doubts jsonb DEFAULT '[]'::jsonb NOT NULL,
-    ends_on_page_boundary boolean DEFAULT false NOT NULL
+    ends_on_page_boundary boolean DEFAULT false NOT NULL,
+    listing_digest bytea,
+    listed_new integer DEFAULT 0 NOT NULL,
+    listed_changed integer DEFAULT 0 NOT NULL,
+    listed_removed integer DEFAULT 0 NOT NULL,
+    unlisted text[],
+    listed_only text[],
+    normalized_with text,
+    curated_at timestamp with time zone
 );
 
 --
@@ -286,7 +285,8 @@ CREATE TABLE public.jobs (
     dedupe_key text,
     first_seen_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    closed_at timestamp with time zone
+    closed_at timestamp with time zone,
+    observed_at timestamp with time zone
 )
 WITH (fillfactor='90');
 ALTER TABLE ONLY public.jobs ALTER COLUMN external_id SET STATISTICS 0;
@@ -401,6 +401,20 @@ CREATE TABLE public.listing_fingerprints (
 );
 
 --
+-- Name: listing_spans; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.listing_spans (
+    source text NOT NULL,
+    external_id text NOT NULL,
+    raw_id bigint NOT NULL,
+    payload_hash text NOT NULL,
+    from_fetch bigint NOT NULL,
+    until_fetch bigint,
+    CONSTRAINT listing_spans_check CHECK (((until_fetch IS NULL) OR (until_fetch > from_fetch)))
+);
+
+--
 -- Name: match_calibration; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -417,9 +431,8 @@ CREATE TABLE public.match_calibration (
 
 CREATE TABLE public.normalized_postings (
     source text NOT NULL,
-    partition_date date NOT NULL,
     external_id text NOT NULL,
-    raw_id bigint,
+    raw_id bigint NOT NULL,
     fetch_id bigint,
     title text NOT NULL,
     company text,
@@ -447,7 +460,8 @@ CREATE TABLE public.normalized_postings (
     posted_at timestamp with time zone,
     valid_through timestamp with time zone,
     content_hash text NOT NULL,
-    normalized_at timestamp with time zone DEFAULT now() NOT NULL
+    normalized_at timestamp with time zone DEFAULT now() NOT NULL,
+    record_hash text NOT NULL
 );
 
 --
@@ -584,7 +598,8 @@ CREATE VIEW public.serving_jobs AS
     j.updated_at,
     j.closed_at,
     e.embedding,
-    e.model AS embedding_model
+    e.model AS embedding_model,
+    j.observed_at
    FROM ((public.jobs j
      JOIN public.embedding_models m ON ((m.state = 'active'::text)))
      LEFT JOIN public.job_embeddings e ON (((e.job_id = j.job_id) AND (e.model = m.model))));
@@ -700,13 +715,6 @@ ALTER TABLE ONLY public.embedding_models
     ADD CONSTRAINT embedding_models_pkey PRIMARY KEY (model);
 
 --
--- Name: fetch_run_items fetch_run_items_pkey; Type: CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.fetch_run_items
-    ADD CONSTRAINT fetch_run_items_pkey PRIMARY KEY (fetch_id, raw_id);
-
---
 -- Name: fetch_runs fetch_runs_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -770,6 +778,13 @@ ALTER TABLE ONLY public.listing_fingerprints
     ADD CONSTRAINT listing_fingerprints_pkey PRIMARY KEY (source);
 
 --
+-- Name: listing_spans listing_spans_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.listing_spans
+    ADD CONSTRAINT listing_spans_pkey PRIMARY KEY (source, external_id, from_fetch);
+
+--
 -- Name: match_calibration match_calibration_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -781,7 +796,7 @@ ALTER TABLE ONLY public.match_calibration
 --
 
 ALTER TABLE ONLY public.normalized_postings
-    ADD CONSTRAINT normalized_postings_pkey PRIMARY KEY (source, partition_date, external_id);
+    ADD CONSTRAINT normalized_postings_pkey PRIMARY KEY (raw_id);
 
 --
 -- Name: quarantine quarantine_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -916,6 +931,12 @@ CREATE INDEX jobs_open_posted_at ON public.jobs USING btree (posted_at) WHERE (c
 CREATE INDEX jobs_open_remote ON public.jobs USING btree (remote) WHERE (closed_at IS NULL);
 
 --
+-- Name: jobs_open_valid_through; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_open_valid_through ON public.jobs USING btree (source, valid_through) WHERE ((closed_at IS NULL) AND (valid_through IS NOT NULL));
+
+--
 -- Name: jobs_skills; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -926,6 +947,48 @@ CREATE INDEX jobs_skills ON public.jobs USING gin (skills);
 --
 
 CREATE INDEX jobs_source_open ON public.jobs USING btree (source) WHERE (closed_at IS NULL);
+
+--
+-- Name: jobs_source_open_external; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX jobs_source_open_external ON public.jobs USING btree (source, external_id) WHERE (closed_at IS NULL);
+
+--
+-- Name: listing_spans_from; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX listing_spans_from ON public.listing_spans USING btree (source, from_fetch);
+
+--
+-- Name: listing_spans_open; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX listing_spans_open ON public.listing_spans USING btree (source, external_id) INCLUDE (raw_id, payload_hash) WHERE (until_fetch IS NULL);
+
+--
+-- Name: listing_spans_raw; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX listing_spans_raw ON public.listing_spans USING btree (raw_id);
+
+--
+-- Name: listing_spans_until; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX listing_spans_until ON public.listing_spans USING btree (source, until_fetch) WHERE (until_fetch IS NOT NULL);
+
+--
+-- Name: normalized_postings_source_fetch; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX normalized_postings_source_fetch ON public.normalized_postings USING btree (source, fetch_id);
+
+--
+-- Name: quarantine_normalize_raw; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE UNIQUE INDEX quarantine_normalize_raw ON public.quarantine USING btree (raw_id) WHERE (stage = 'normalize'::text);
 
 --
 -- Name: quarantine_source_date; Type: INDEX; Schema: public; Owner: -
@@ -981,20 +1044,6 @@ ALTER TABLE ONLY public.candidate_matches
     ADD CONSTRAINT candidate_matches_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(job_id) ON DELETE CASCADE;
 
 --
--- Name: fetch_run_items fetch_run_items_fetch_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.fetch_run_items
-    ADD CONSTRAINT fetch_run_items_fetch_id_fkey FOREIGN KEY (fetch_id) REFERENCES public.fetch_runs(fetch_id) ON DELETE CASCADE;
-
---
--- Name: fetch_run_items fetch_run_items_raw_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
---
-
-ALTER TABLE ONLY public.fetch_run_items
-    ADD CONSTRAINT fetch_run_items_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id);
-
---
 -- Name: job_embeddings job_embeddings_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1023,18 +1072,25 @@ ALTER TABLE ONLY public.job_terms
     ADD CONSTRAINT job_terms_job_id_fkey FOREIGN KEY (job_id) REFERENCES public.jobs(job_id) ON DELETE CASCADE;
 
 --
+-- Name: listing_spans listing_spans_raw_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.listing_spans
+    ADD CONSTRAINT listing_spans_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id) ON DELETE CASCADE;
+
+--
 -- Name: normalized_postings normalized_postings_raw_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.normalized_postings
-    ADD CONSTRAINT normalized_postings_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id);
+    ADD CONSTRAINT normalized_postings_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id) ON DELETE CASCADE;
 
 --
 -- Name: quarantine quarantine_raw_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.quarantine
-    ADD CONSTRAINT quarantine_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id);
+    ADD CONSTRAINT quarantine_raw_id_fkey FOREIGN KEY (raw_id) REFERENCES public.raw_postings(raw_id) ON DELETE CASCADE;
 
 --
 -- PostgreSQL database dump complete

@@ -2,7 +2,7 @@
 compactly, so any past day inside the retention window can be normalized again from the
 database with no refetch.
 
-What a source lists is stored as *spans* (``listing_spans``, sql/0019): one row per posting
+What a source lists is stored as *spans* (``listing_spans``, sql/0020): one row per posting
 and payload for the consecutive runs that listed that payload. A night whose listing equals
 the stored state -- the common case -- is recognized by one digest and writes nothing but its
 ``fetch_runs`` row: no payload row is touched, no per-posting row is added. A changed payload

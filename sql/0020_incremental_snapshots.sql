@@ -1,4 +1,4 @@
--- 0019: snapshots that cost nothing when nothing changed, and a curated store that never rolls back.
+-- 0020: snapshots that cost nothing when nothing changed, and a curated store that never rolls back.
 --
 -- 1. A fetch run no longer writes a row per posting. What each run listed is kept as spans:
 --    one row per (posting, payload) for the runs during which the source listed that payload
