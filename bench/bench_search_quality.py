@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -44,7 +45,8 @@ EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "eval"
 OWN_QUERIES = Path(__file__).resolve().parent / "labels" / "search_queries.jsonl"
 FILTER_TYPES = ("city", "job_type", "remote", "salary", "posted_within")
 DB_NAME = "jobpipe_bench_search_quality"
-OUT_DIR = Path(tempfile.gettempdir()) / "jobpipe_search_bench"
+#: Results files of this run (one folder per run: two benches at once must not write each other's).
+OUT_DIR = Path(tempfile.gettempdir()) / "jobpipe_search_bench" / f"run-{os.getpid()}"
 METRICS = ["hit@1", "hit@5", "hit@10", "mrr@10", "p@10", "r@50"]
 
 

@@ -9,6 +9,7 @@ records straight to ``jobs`` rows, so search can be measured before the other st
 from __future__ import annotations
 
 import hashlib
+import os
 import html
 import json
 import re
@@ -56,7 +57,10 @@ def cached_document_vectors(embedder: Any, texts: list[str], batch: int = 64) ->
         for i, v in zip(chunk, vectors):
             cache[keys[i]] = np.asarray(v, dtype=np.float32)
         if (start // batch) % 10 == 9 or start + batch >= len(missing):
-            np.savez(path, keys=np.array(list(cache)), vectors=np.stack(list(cache.values())))
+            # Written aside and renamed: a second bench reading the cache meanwhile sees a whole file.
+            tmp = path.with_name(f"{path.stem}.{os.getpid()}.tmp.npz")
+            np.savez(tmp, keys=np.array(list(cache)), vectors=np.stack(list(cache.values())))
+            os.replace(tmp, path)
             print(f"  embedded {min(start + batch, len(missing))}/{len(missing)}", flush=True)
     return np.stack([cache[k] for k in keys]) if keys else np.zeros((0, embedder.dims), np.float32)
 
