@@ -389,7 +389,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
     if get_settings().sources_file.resolve() == DEMO_SOURCES_FILE.resolve():
         from jobpipe.demo import DemoServer
 
-        demo = DemoServer(port=args.demo_port)
+        demo = DemoServer(port=args.demo_port if args.demo_port is not None else get_settings().demo_port)
         demo.start()
         os.environ["JOBPIPE_DEMO_URL"] = demo.url
         print(f"demo boards served at {demo.url}", file=sys.stderr)
@@ -556,7 +556,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ui", help="the Dagster UI (dagster dev) against jobpipe's instance")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=3000)
-    p.add_argument("--demo-port", type=int, default=int(os.environ.get("JOBPIPE_DEMO_PORT", "8765")))
+    p.add_argument("--demo-port", type=int, default=None, help="default: JOBPIPE_DEMO_PORT or 8765")
     p.set_defaults(func=cmd_ui)
 
     p = sub.add_parser("serve", help="the agent query service (HTTP)")
@@ -580,7 +580,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except ValueError as exc:
+        from jobpipe.config import SettingsError   # here: the CLI imports its modules lazily (start-up time)
+
+        if not isinstance(exc, SettingsError):
+            raise
+        print(f"jobpipe: {exc}", file=sys.stderr)   # one line naming the variable, not a traceback
+        return 2
 
 
 if __name__ == "__main__":

@@ -1,17 +1,24 @@
-"""Settings read from the environment.
+"""Settings read from the environment: every ``JOBPIPE_*`` variable is declared here, once.
 
 Everything is optional: with nothing set, jobpipe runs on an embedded PostgreSQL in
 ``./.jobpipe`` with the bundled demo sources and the local offline embedding model.
 Settings are read when asked for (not at import) so tests and the CLI can change the
-environment before any connection is made.
+environment before any connection is made. A value that does not parse fails with
+:class:`SettingsError` naming the variable, instead of a traceback deep inside a run.
+
+``docs/configuration.md`` is generated from the field descriptions below
+(``python -m jobpipe.config --write``), and a test keeps the two equal.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AliasChoices, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 def _project_root() -> Path:
@@ -29,38 +36,105 @@ PROJECT_ROOT = _project_root()
 SQL_DIR = PROJECT_ROOT / "sql"
 DEMO_SOURCES_FILE = Path(__file__).resolve().parent / "demo" / "sources.yaml"
 DEMO_RESUMES_DIR = Path(__file__).resolve().parent / "demo" / "data" / "resumes"
+PREFIX = "JOBPIPE_"
 
 
-def _env(name: str, default: str | None = None) -> str | None:
-    value = os.environ.get(name)
-    return value if value not in (None, "") else default
+class SettingsError(ValueError):
+    """An environment variable holds a value jobpipe cannot use (the message names it)."""
 
 
-@dataclass(frozen=True)
-class Settings:
-    home: Path
-    database_url: str | None
-    #: Dagster's instance storage; None = a database named after jobpipe's (``<name>_dagster``)
-    #: on the same server, so each jobpipe database has its own runs, events and partitions.
-    dagster_database_url: str | None
-    sources_file: Path
-    embedder: str
-    embedding_model: str | None
-    openai_base_url: str | None
-    openai_api_key: str | None
-    schedule_cron: str
-    schedule_timezone: str
-    close_guard_share: float
-    reject_rate_threshold: float
-    hnsw_m: int
-    hnsw_ef_construction: int
-    retired_vector_days: float
-    snapshot_retention_days: int
-    candidates_path: Path
-    #: Seconds one outgoing HTTP request may take in all (connect and every read).
-    fetch_deadline: float = 120.0
-    matches_top_n: int = 50
-    matches_reserve: int = 25
+def _alias(*names: str) -> Any:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    """jobpipe's configuration. Field ``Field.description`` is the user documentation."""
+
+    model_config = SettingsConfigDict(env_prefix=PREFIX, env_ignore_empty=True, extra="ignore", frozen=True,
+                                      populate_by_name=True)
+
+    # --- where things live
+    home: Path = Field(Path(".jobpipe"), description="Folder of the embedded PostgreSQL (`pgdata/`), the Dagster "
+                       "home (`dagster/`) and run locks.")
+    database_url: str | None = Field(None, description="PostgreSQL URL of an external database (pgvector created "
+                                     "beforehand); unset = the embedded server in the home folder.")
+    dagster_database_url: str | None = Field(None, description="Dagster's run and event storage; unset = a database "
+                                             "named `<jobpipe database>_dagster` on the same server.")
+    sources_file: Path = Field(DEMO_SOURCES_FILE, validation_alias=_alias("JOBPIPE_SOURCES"),
+                               description="The sources file (YAML); unset = the bundled demo sources.")
+    candidates_path: Path = Field(DEMO_RESUMES_DIR, validation_alias=_alias("JOBPIPE_CANDIDATES"),
+                                  description="A folder of resumes (or a JSONL file) for the candidate stages.")
+
+    # --- embedding
+    embedder: Literal["local", "openai"] = Field("local", description="`local` (an offline model from a PyPI "
+                                                 "package) or `openai` (any OpenAI-compatible endpoint).")
+    embedding_model: str | None = Field(None, description="local: a model id or alias (docs/embeddings.md); "
+                                        "openai: the provider's model name (required).")
+    openai_base_url: str | None = Field(None, validation_alias=_alias("JOBPIPE_OPENAI_BASE_URL", "OPENAI_BASE_URL"),
+                                        description="Base URL of the OpenAI-compatible endpoint (also read from "
+                                        "`OPENAI_BASE_URL`).")
+    openai_api_key: str | None = Field(None, validation_alias=_alias("JOBPIPE_OPENAI_API_KEY", "OPENAI_API_KEY"),
+                                       description="API key of that endpoint (also read from `OPENAI_API_KEY`).")
+    embedding_dims: int | None = Field(None, gt=0, description="openai: request (and expect) this many dimensions.")
+    embedding_batch_tokens: int = Field(8000, gt=0, description="openai: token budget per embedding request.")
+
+    # --- the nightly run
+    schedule_cron: str = Field("0 2 * * *", description="When the nightly schedule runs (cron).")
+    schedule_timezone: str = Field("UTC", description="The schedule's time zone (IANA name).")
+    close_guard_share: float = Field(0.3, ge=0, le=1, description="A listing that would close more than this "
+                                     "share of a source's open postings closes nothing (and the run fails loudly).")
+    reject_rate_threshold: float = Field(0.05, ge=0, le=1, description="A source rejecting more than this share "
+                                         "of its postings fails its check.")
+    fetch_deadline: float = Field(120.0, gt=0, description="Seconds one outgoing HTTP request may take in all "
+                                  "(connect and every read).")
+    hnsw_m: int = Field(16, ge=2, description="HNSW graph degree of the vector indexes.")
+    hnsw_ef_construction: int = Field(64, ge=4, description="HNSW build candidate list.")
+    retired_vector_days: float = Field(7.0, ge=0, description="A retired model's vectors are kept this long "
+                                       "(switching back costs no re-embedding).")
+    matches_top_n: int = Field(50, gt=0, description="Open jobs kept (and shown at most) per candidate in "
+                               "`candidate_matches`.")
+    matches_reserve: int = Field(25, ge=0, description="Further matches kept unseen per candidate, so a closed "
+                                 "job does not cost a search.")
+
+    # --- orchestration
+    executor: Literal["multiprocess", "in_process", "celery"] = Field(
+        "multiprocess", description="Dagster executor of the code location's jobs.")
+    celery_broker_url: str | None = Field(None, description="Celery broker (e.g. `redis://127.0.0.1:6379/0`); "
+                                          "required with `JOBPIPE_EXECUTOR=celery`.")
+    celery_backend_url: str | None = Field(None, description="Celery result backend; unset = the broker.")
+
+    # --- the query service
+    api_token: str | None = Field(None, description="Bearer token clients of the HTTP service must send; required "
+                                  "to listen beyond loopback.")
+    service_database_url: str | None = Field(None, description="The service's own read-only login "
+                                             "(`jobpipe db service-role`); unset = the login jobpipe sets up on "
+                                             "its embedded server.")
+    service_writer_database_url: str | None = Field(None, description="The login `POST`/`DELETE /candidates` "
+                                                    "write with (candidate tables only: `jobpipe db service-role "
+                                                    "--candidate-writer`); unset = the one jobpipe sets up on its "
+                                                    "embedded server.")
+    statement_timeout_ms: int = Field(2000, gt=0, description="The service's per-statement timeout.")
+    service_pool_size: int = Field(8, gt=0, description="Connections in the service's pool.")
+
+    # --- the demo
+    demo_port: int = Field(8765, ge=0, lt=65536, description="Port of the demo's local job boards (stable, so a "
+                           "second `make run` exercises conditional requests).")
+
+    @field_validator("home", mode="after")
+    @classmethod
+    def _absolute_home(cls, value: Path) -> Path:
+        return value.expanduser().resolve()
+
+    @field_validator("schedule_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {value!r}") from exc
+        return value
 
     @property
     def embedded(self) -> bool:
@@ -75,28 +149,71 @@ class Settings:
     def dagster_home(self) -> Path:
         return self.home / "dagster"
 
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` applied (validated like the environment is)."""
+        return _validated(lambda: type(self).model_validate({**self.model_dump(), **changes}))
+
+
+def env_name(field: str) -> str:
+    """The (first) environment variable of a :class:`Settings` field."""
+    alias = Settings.model_fields[field].validation_alias
+    return str(alias.choices[0]) if isinstance(alias, AliasChoices) else PREFIX + field.upper()
+
 
 def get_settings() -> Settings:
-    home = Path(_env("JOBPIPE_HOME", ".jobpipe")).expanduser().resolve()  # type: ignore[arg-type]
-    return Settings(
-        home=home,
-        database_url=_env("JOBPIPE_DATABASE_URL"),
-        dagster_database_url=_env("JOBPIPE_DAGSTER_DATABASE_URL"),
-        sources_file=Path(_env("JOBPIPE_SOURCES", str(DEMO_SOURCES_FILE))),  # type: ignore[arg-type]
-        embedder=_env("JOBPIPE_EMBEDDER", "local"),  # type: ignore[arg-type]
-        embedding_model=_env("JOBPIPE_EMBEDDING_MODEL"),
-        openai_base_url=_env("JOBPIPE_OPENAI_BASE_URL", _env("OPENAI_BASE_URL")),
-        openai_api_key=_env("JOBPIPE_OPENAI_API_KEY", _env("OPENAI_API_KEY")),
-        schedule_cron=_env("JOBPIPE_SCHEDULE_CRON", "0 2 * * *"),  # type: ignore[arg-type]
-        schedule_timezone=_env("JOBPIPE_SCHEDULE_TIMEZONE", "UTC"),  # type: ignore[arg-type]
-        close_guard_share=float(_env("JOBPIPE_CLOSE_GUARD_SHARE", "0.3")),  # type: ignore[arg-type]
-        reject_rate_threshold=float(_env("JOBPIPE_REJECT_RATE_THRESHOLD", "0.05")),  # type: ignore[arg-type]
-        hnsw_m=int(_env("JOBPIPE_HNSW_M", "16")),  # type: ignore[arg-type]
-        hnsw_ef_construction=int(_env("JOBPIPE_HNSW_EF_CONSTRUCTION", "64")),  # type: ignore[arg-type]
-        retired_vector_days=float(_env("JOBPIPE_RETIRED_VECTOR_DAYS", "7")),  # type: ignore[arg-type]
-        snapshot_retention_days=int(_env("JOBPIPE_SNAPSHOT_RETENTION_DAYS", "30")),  # type: ignore[arg-type]
-        candidates_path=Path(_env("JOBPIPE_CANDIDATES", str(DEMO_RESUMES_DIR))),  # type: ignore[arg-type]
-        fetch_deadline=float(_env("JOBPIPE_FETCH_DEADLINE", "120")),  # type: ignore[arg-type]
-        matches_top_n=int(_env("JOBPIPE_MATCHES_TOP_N", "50")),  # type: ignore[arg-type]
-        matches_reserve=int(_env("JOBPIPE_MATCHES_RESERVE", "25")),  # type: ignore[arg-type]
-    )
+    """The settings of the environment now; :class:`SettingsError` names every unusable variable."""
+    return _validated(Settings)
+
+
+def _validated(build: Callable[[], Settings]) -> Settings:
+    try:
+        return build()
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            field = str(error["loc"][0]) if error["loc"] else "?"
+            name = env_name(field) if field in Settings.model_fields else field
+            problems.append(f"{name}={error.get('input')!r}: {error['msg']}")
+        raise SettingsError("; ".join(problems)) from None
+
+
+# Variables that are not settings of this object, documented with it:
+OTHER_VARIABLES = {
+    "JOBPIPE_PG_<NAME>": "Embedded server only: a PostgreSQL setting, e.g. `JOBPIPE_PG_SHARED_BUFFERS=2GB` "
+                         "(defaults in jobpipe/db/server.py).",
+    "JOBPIPE_DAGSTER_STORAGE_URL": "Set by jobpipe for the Dagster processes it starts (read by dagster.yaml); "
+                                   "a deployment sets it itself (`jobpipe db dagster-url`).",
+    "JOBPIPE_DEMO_URL": "Set by jobpipe while the demo's boards run; the demo sources file refers to it.",
+    "JOBPIPE_CODE_SERVER_HOST / _PORT": "Where deploy/workspace.yaml finds the gRPC code server.",
+    "JOBPIPE_TEST_DATABASE_URL": "Tests only: run the suite in this existing database (docs/deploy.md).",
+}
+
+
+def reference() -> str:
+    """docs/configuration.md: every variable with its default and meaning."""
+    lines = ["# Configuration", "",
+             "Every setting is an environment variable; nothing is required. This page is generated from",
+             "`jobpipe/config.py` (`python -m jobpipe.config --write`); a test keeps it current.", "",
+             "| variable | default | meaning |", "|---|---|---|"]
+    for field, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        names = [str(n) for n in alias.choices] if isinstance(alias, AliasChoices) else [env_name(field)]
+        default = info.default
+        if default is None:
+            shown = "unset"
+        elif isinstance(default, Path) and default.is_absolute():   # a file of the package: no machine paths
+            shown = {DEMO_SOURCES_FILE: "the demo sources", DEMO_RESUMES_DIR: "the demo resumes"}[default]
+        else:
+            shown = f"`{default}`"
+        lines.append(f"| {' or '.join(f'`{n}`' for n in names)} | {shown} | {info.description} |")
+    lines += ["", "Also read:", ""]
+    lines += [f"- `{name}`: {text}" for name, text in OTHER_VARIABLES.items()]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":   # python -m jobpipe.config [--write]
+    target = PROJECT_ROOT / "docs" / "configuration.md"
+    if "--write" in sys.argv[1:]:
+        target.write_text(reference(), encoding="utf-8")
+    else:
+        sys.stdout.write(reference())

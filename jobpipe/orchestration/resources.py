@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +70,8 @@ class EmbedderResource(ConfigurableResource):
     def get(self) -> Embedder:
         """The embedder (built once per run; a local model loads its weights once per process)."""
         if self._embedder is None:
-            settings = replace(get_settings(), embedder=self.kind, embedding_model=self.model,
-                               openai_base_url=self.base_url, openai_api_key=self.api_key)
+            settings = get_settings().replace(embedder=self.kind, embedding_model=self.model,
+                                              openai_base_url=self.base_url, openai_api_key=self.api_key)
             self._embedder = get_embedder(settings)
         return self._embedder
 

@@ -5,6 +5,8 @@ agents that retry and fan out), and each is reported back in a 422 that names it
 own bounds are part of the filter spec (``jobpipe.search.types``).
 """
 
+from jobpipe.config import Settings
+
 MAX_QUERY_CHARS = 500
 MAX_RESUME_CHARS = 20_000
 MAX_TOP_K = 100
@@ -17,6 +19,6 @@ MAX_JOB_ID = 2**63 - 1
 #: Request body, bytes actually received (chunked or not); more is a 413.
 MAX_BODY_BYTES = 256 * 1024
 #: Statement timeout for every query the service runs, milliseconds.
-DEFAULT_STATEMENT_TIMEOUT_MS = 2000
+DEFAULT_STATEMENT_TIMEOUT_MS: int = Settings.model_fields["statement_timeout_ms"].default
 #: How much of a description the MCP ``get_job`` tool returns.
 MCP_DESCRIPTION_CHARS = 6000

@@ -1,21 +1,19 @@
-"""The query service's own settings, read from the environment when asked for."""
+"""The query service's own settings (a plain value; :func:`service_settings` takes them from
+:class:`jobpipe.config.Settings`, where every environment variable is declared)."""
 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 from dataclasses import dataclass
 
+from jobpipe.config import get_settings
 from jobpipe.service import limits
 
 
 class ServiceConfigError(RuntimeError):
     """The service refuses to start with this configuration (the message says why)."""
-
-
-def _env(name: str) -> str | None:
-    value = os.environ.get(name)
-    return value if value not in (None, "") else None
 
 
 @dataclass(frozen=True)
@@ -37,19 +35,14 @@ class ServiceSettings:
 
 
 def service_settings() -> ServiceSettings:
-    if _env("JOBPIPE_SERVICE_ROLE"):
-        import logging
-
+    if os.environ.get("JOBPIPE_SERVICE_ROLE"):   # retired: say so rather than silently ignore it
         logging.getLogger(__name__).warning(
             "JOBPIPE_SERVICE_ROLE is no longer used: the service logs in as its own role "
             "(JOBPIPE_SERVICE_DATABASE_URL, or `jobpipe db service-role`) instead of switching roles")
-    return ServiceSettings(
-        token=_env("JOBPIPE_API_TOKEN"),
-        database_url=_env("JOBPIPE_SERVICE_DATABASE_URL"),
-        statement_timeout_ms=int(_env("JOBPIPE_STATEMENT_TIMEOUT_MS") or limits.DEFAULT_STATEMENT_TIMEOUT_MS),
-        pool_max_size=int(_env("JOBPIPE_SERVICE_POOL_SIZE") or 8),
-        writer_database_url=_env("JOBPIPE_SERVICE_WRITER_DATABASE_URL"),
-    )
+    s = get_settings()
+    return ServiceSettings(token=s.api_token, database_url=s.service_database_url,
+                           statement_timeout_ms=s.statement_timeout_ms, pool_max_size=s.service_pool_size,
+                           writer_database_url=s.service_writer_database_url)
 
 
 def is_loopback(host: str) -> bool:

@@ -13,7 +13,6 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -34,7 +33,7 @@ def probe() -> int:
 
 
 def _instance(database: str, home: Path) -> DagsterInstance:
-    settings = replace(get_settings(), database_url=database, dagster_database_url=None, home=home)
+    settings = get_settings().replace(database_url=database, dagster_database_url=None, home=home)
     prepare_dagster_home(settings)
     return DagsterInstance.get()
 
@@ -56,10 +55,10 @@ def second_database(database: str) -> Iterator[str]:
 
 
 def test_the_dagster_database_is_named_after_the_jobpipe_database(database):
-    settings = replace(get_settings(), database_url=database, dagster_database_url=None)
+    settings = get_settings().replace(database_url=database, dagster_database_url=None)
     assert database_name(dagster_database_url(settings)) == database_name(database) + "_dagster"
     explicit = with_database(database, "somewhere_else")
-    assert dagster_database_url(replace(settings, dagster_database_url=explicit)) == explicit
+    assert dagster_database_url(settings.replace(dagster_database_url=explicit)) == explicit
 
 
 def test_two_jobpipe_databases_on_one_server_do_not_share_runs_events_or_partitions(

@@ -27,7 +27,6 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -177,7 +176,7 @@ def test_nightly_schedule_runs_through_the_production_topology(database, referen
     dagster_home = tmp_path / "dagster_home"
     dagster_home.mkdir()
     shutil.copyfile(DEPLOY / "dagster.yaml", dagster_home / "dagster.yaml")
-    storage = dagster_storage_url(replace(get_settings(), database_url=database, dagster_database_url=None))
+    storage = dagster_storage_url(get_settings().replace(database_url=database, dagster_database_url=None))
     grpc_port, web_port, redis_port = _free_port(), _free_port(), _free_port()
 
     demo = DemoServer().start()
