@@ -37,13 +37,37 @@ import yaml
 
 from jobpipe.config import DEMO_SOURCES_FILE, PROJECT_ROOT, get_settings
 from jobpipe.db import dagster_storage_url, migrate, with_database
+from jobpipe.db.connection import database_name
 from jobpipe_tests.deploy.tables import differences, empty_tables, snapshot
 
 pytestmark = pytest.mark.slow
 
 DEPLOY = PROJECT_ROOT / "deploy"
 BIN = Path(sys.executable).parent
-DOWNSTREAM = ("job_embeddings", "vector_index", "serving_jobs", "candidate_matches")
+
+
+def _unsettled(instance, last_ingest: float) -> list[str]:
+    """The unpartitioned assets not yet materialized after everything they depend on.
+
+    "Each downstream asset materialized once since the source runs" is not enough: the automation
+    sensor may run candidate_matches before job_embeddings has started (nothing upstream in
+    progress yet), and then again after it; comparing tables between the two passes sees no matches.
+    """
+    from jobpipe.orchestration.definitions import defs
+
+    graph = defs.resolve_asset_graph()
+    keys = [k for k in graph.get_all_asset_keys() if not graph.get(k).is_partitioned]
+    latest = {}
+    for key in keys:
+        event = instance.get_latest_materialization_event(key)
+        latest[key] = event.timestamp if event is not None else None
+    waiting = []
+    for key in keys:
+        parents = graph.get(key).parent_keys
+        after = [last_ingest if graph.get(p).is_partitioned else latest.get(p) for p in parents] or [last_ingest]
+        if latest[key] is None or any(t is None or latest[key] <= t for t in after):
+            waiting.append(key.to_user_string())
+    return sorted(waiting)
 
 
 def _free_port() -> int:
@@ -159,7 +183,7 @@ def test_nightly_schedule_runs_through_the_production_topology(database, referen
     if redis_server is None:
         pytest.skip("redis-server is not installed (make test installs Debian's redis-server)")
     pytest.importorskip("dagster_celery", reason="dagster-celery is not installed (make install)")
-    from dagster import AssetKey, DagsterInstance, DagsterRunStatus, RunsFilter
+    from dagster import DagsterInstance, DagsterRunStatus, RunsFilter
 
     from jobpipe.demo import DemoServer
 
@@ -176,13 +200,16 @@ def test_nightly_schedule_runs_through_the_production_topology(database, referen
     dagster_home = tmp_path / "dagster_home"
     dagster_home.mkdir()
     shutil.copyfile(DEPLOY / "dagster.yaml", dagster_home / "dagster.yaml")
-    storage = dagster_storage_url(get_settings().replace(database_url=database, dagster_database_url=None))
+    # Dagster's storage of its own: the suite's instance (<database>_dagster) holds other tests' runs.
+    dagster_database = with_database(database, f"jobpipe_test_topology_{uuid.uuid4().hex[:8]}_dagster")
+    storage = dagster_storage_url(get_settings().replace(database_url=database, dagster_database_url=dagster_database))
     grpc_port, web_port, redis_port = _free_port(), _free_port(), _free_port()
 
     demo = DemoServer().start()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JOBPIPE_", "DAGSTER_"))}
     env.update({
         "DAGSTER_HOME": str(dagster_home), "JOBPIPE_DAGSTER_STORAGE_URL": storage,
+        "JOBPIPE_DAGSTER_DATABASE_URL": dagster_database,
         "JOBPIPE_DATABASE_URL": database, "JOBPIPE_HOME": str(tmp_path / "home"),
         "JOBPIPE_SOURCES": str(tmp_path / "sources.yaml"), "JOBPIPE_DEMO_URL": demo.url,
         "JOBPIPE_EXECUTOR": "celery", "JOBPIPE_CELERY_BROKER_URL": f"redis://127.0.0.1:{redis_port}/0",
@@ -222,21 +249,21 @@ def test_nightly_schedule_runs_through_the_production_topology(database, referen
                 pytest.fail(f"{len(done)}/{len(runs)} of {n_sources} source runs finished in time\n{topology.logs()}")
             time.sleep(3)
         by_source = {r.tags["jobpipe/source"]: r for r in runs}
-        assert len(runs) == n_sources and len(by_source) == n_sources   # one run each, no duplicate ticks
+        described = "\n".join(f"{r.run_id[:8]} {r.status.value} {r.tags}" for r in runs)
+        # one run each, no duplicate ticks
+        assert len(runs) == n_sources and len(by_source) == n_sources, f"{described}\n{topology.logs()}"
         assert all(r.tags.get("dagster/schedule_name") == "nightly_ingest" for r in runs)
         assert {r.tags["dagster/partition/date"] for r in runs} == {day.isoformat()}
         failed = {name for name, r in by_source.items() if r.status == DagsterRunStatus.FAILURE}
         assert failed == {"missing-board"}, f"{failed}\n{topology.logs()}"
         last_ingest = max(instance.get_run_record_by_id(r.run_id).end_time for r in runs)
 
-        # 2. the automation sensor runs the downstream stages after the source runs have landed
+        # 2. the automation sensor runs the downstream stages after the source runs have landed,
+        # each after everything it depends on
         deadline = time.monotonic() + 900
-        while True:
-            latest = {a: instance.get_latest_materialization_event(AssetKey(a)) for a in DOWNSTREAM}
-            if all(e is not None and e.timestamp > last_ingest for e in latest.values()):
-                break
+        while waiting := _unsettled(instance, last_ingest):
             if time.monotonic() > deadline:
-                pytest.fail(f"downstream not materialized after the source runs: {latest}\n{topology.logs()}")
+                pytest.fail(f"not materialized after their upstream assets: {waiting}\n{topology.logs()}")
             time.sleep(3)
 
         # 3. every step ran on the Celery workers, spread over both
@@ -268,11 +295,14 @@ def test_nightly_schedule_runs_through_the_production_topology(database, referen
         if instance is not None:
             instance.dispose()
         topology.close()
+        with psycopg.connect(with_database(database, "postgres"), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{database_name(dagster_database)}" WITH (FORCE)')
 
     # 6. the same sources and day through `jobpipe run`, into the reference database
     cli_env = {k: v for k, v in env.items() if not k.startswith(("JOBPIPE_EXECUTOR", "JOBPIPE_CELERY", "DAGSTER_"))}
     cli_env.update(JOBPIPE_DATABASE_URL=reference_database, JOBPIPE_HOME=str(tmp_path / "cli_home"))
     cli_env.pop("JOBPIPE_DAGSTER_STORAGE_URL", None)
+    cli_env.pop("JOBPIPE_DAGSTER_DATABASE_URL", None)
     try:
         proc = subprocess.run([sys.executable, "-m", "jobpipe.cli", "run", "--date", day.isoformat(), "--json"],
                               env=cli_env, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=900)
