@@ -64,7 +64,7 @@ def _unsettled(instance, last_ingest: float) -> list[str]:
     waiting = []
     for key in keys:
         parents = graph.get(key).parent_keys
-        after = [last_ingest if graph.get(p).is_partitioned else latest.get(p) for p in parents] or [last_ingest]
+        after = [last_ingest if graph.get(p).is_partitioned else latest.get(p) for p in parents]   # roots: exist
         if latest[key] is None or any(t is None or latest[key] <= t for t in after):
             waiting.append(key.to_user_string())
     return sorted(waiting)
