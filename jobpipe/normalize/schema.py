@@ -13,7 +13,7 @@ import operator
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pandas as pd
@@ -213,7 +213,3 @@ def _add(failed: dict[int, list[str]], i: int, name: str) -> None:
     bucket = failed.setdefault(i, [])
     if name not in bucket:
         bucket.append(name)
-
-
-def _today() -> date:
-    return datetime.now(timezone.utc).date()

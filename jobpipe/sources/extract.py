@@ -29,7 +29,3 @@ def extract(format: str, payload: dict[str, Any]) -> PostingFields:
         fields.employment_type = list(fields.employment_type)
     return fields
 
-
-def known_formats() -> list[str]:
-    from jobpipe.sources.kinds import KINDS
-    return sorted(KINDS)

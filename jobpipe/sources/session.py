@@ -200,7 +200,3 @@ def _json(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except ValueError:
         return repr(value)
-
-
-def flatten(outputs: Iterable[PageOutput]) -> list[RawPosting]:
-    return [p for out in outputs for p in out.postings]

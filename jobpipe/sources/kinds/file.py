@@ -114,11 +114,6 @@ def missing_columns(mapping: dict[str, str] | None, columns: list[str], file_nam
             for target, column in mapping.items() if column not in have]
 
 
-def _codec(encoding: str) -> str:
-    # tolerate a BOM (Excel exports)
-    return "utf-8-sig" if codecs.lookup(encoding).name == "utf-8" else encoding
-
-
 @dataclass
 class _Line:
     number: int
