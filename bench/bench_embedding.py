@@ -85,9 +85,8 @@ def index_recall_on_corpus(name: str, dims: int, vectors: np.ndarray) -> None:
             register_model(conn, name, dims)
             job_ids = dict(conn.execute("SELECT external_id, job_id FROM jobs").fetchall())
             with conn.cursor().copy("COPY job_embeddings (job_id, model, dims, content_hash, embedding) FROM STDIN") as copy:
-                for posting, vector in zip(postings, vectors):
-                    copy.write_row((job_ids[posting.external_id], name, dims, "bench",
-                                    "[" + ",".join(f"{x:.7g}" for x in vector) + "]"))
+                for posting, vector in zip(postings, vectors):   # pgvector's adapter writes the arrays
+                    copy.write_row((job_ids[posting.external_id], name, dims, "bench", np.asarray(vector, np.float32)))
             conn.commit()
             start = time.perf_counter()
             ensure_vector_index(conn, name, dims, m=16, ef_construction=64)

@@ -174,12 +174,12 @@ def naive_run(conn: psycopg.Connection, postings: list[NormalizedPosting], embed
     conn.commit()
     for job_id, p in zip(ids, postings):
         vector = embedder.embed_documents([embedding_text(p)])[0]
-        literal = "[" + ",".join(f"{x:.6f}" for x in vector) + "]"
-        cur = conn.execute("UPDATE job_embeddings SET embedding = %s::vector, content_hash = %s, embedded_at = now() "
-                           "WHERE job_id = %s AND model = %s", (literal, p.content_hash, job_id, embedder.model))
+        vector = np.asarray(vector, dtype=np.float32)   # pgvector's adapter (registered by connect)
+        cur = conn.execute("UPDATE job_embeddings SET embedding = %s, content_hash = %s, embedded_at = now() "
+                           "WHERE job_id = %s AND model = %s", (vector, p.content_hash, job_id, embedder.model))
         if cur.rowcount == 0:
-            conn.execute("INSERT INTO job_embeddings (job_id, model, dims, content_hash, embedding) VALUES (%s, %s, %s, %s, %s::vector)",
-                         (job_id, embedder.model, embedder.dims, p.content_hash, literal))
+            conn.execute("INSERT INTO job_embeddings (job_id, model, dims, content_hash, embedding) VALUES (%s, %s, %s, %s, %s)",
+                         (job_id, embedder.model, embedder.dims, p.content_hash, vector))
         conn.commit()
     return time.perf_counter() - start
 
