@@ -13,7 +13,7 @@ environment before any connection is made. A value that does not parse fails wit
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -116,6 +116,17 @@ class Settings(BaseSettings):
     statement_timeout_ms: int = Field(2000, gt=0, description="The service's per-statement timeout.")
     service_pool_size: int = Field(8, gt=0, description="Connections in the service's pool.")
 
+    # --- the optional reranker (jobpipe.search.rerank)
+    rerank_url: str | None = Field(None, description="A rerank endpoint (`/v1/rerank`, TEI `/rerank`) or an "
+                                   "OpenAI-compatible chat endpoint; unset = no reranking.")
+    rerank_kind: Literal["rerank", "chat"] = Field("rerank", description="`rerank` (a cross-encoder endpoint) or "
+                                                   "`chat` (a chat model asked to order the results).")
+    rerank_model: str = Field("reranker", description="The model name sent to the reranker.")
+    rerank_api_key: str | None = Field(None, description="API key of the reranker.")
+    rerank_timeout_ms: int = Field(1500, gt=0, description="How long a search waits for the reranker before "
+                                   "answering in the fused order.")
+    rerank_depth: int = Field(30, gt=0, description="How many fused results the reranker re-orders.")
+
     # --- the demo
     demo_port: int = Field(8765, ge=0, lt=65536, description="Port of the demo's local job boards (stable, so a "
                            "second `make run` exercises conditional requests).")
@@ -163,6 +174,18 @@ def env_name(field: str) -> str:
 def get_settings() -> Settings:
     """The settings of the environment now; :class:`SettingsError` names every unusable variable."""
     return _validated(Settings)
+
+
+def settings_from(env: Mapping[str, str]) -> Settings:
+    """The settings a given environment (variable -> value) would give; unset variables keep defaults."""
+    values: dict[str, str] = {}
+    for field, info in Settings.model_fields.items():
+        alias = info.validation_alias
+        names = [str(n) for n in alias.choices] if isinstance(alias, AliasChoices) else [env_name(field)]
+        given = next((env[n] for n in names if env.get(n)), None)
+        if given is not None:
+            values[field] = given
+    return _validated(lambda: Settings.model_validate(values))
 
 
 def _validated(build: Callable[[], Settings]) -> Settings:

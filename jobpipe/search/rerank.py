@@ -20,17 +20,19 @@ description) is sent: never a resume.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import httpx
 
+from jobpipe.config import Settings, get_settings, settings_from
+
 #: How many fused results a reranker sees (it re-orders these; the rest keep their order).
-DEFAULT_DEPTH = 30
-DEFAULT_TIMEOUT_MS = 1500
+DEFAULT_DEPTH: int = Settings.model_fields["rerank_depth"].default
+DEFAULT_TIMEOUT_MS: int = Settings.model_fields["rerank_timeout_ms"].default
 #: Description characters sent per posting (rerank models read ~512 tokens).
 DOCUMENT_CHARS = 600
 
@@ -60,16 +62,11 @@ class RerankSettings:
     depth: int = DEFAULT_DEPTH
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "RerankSettings":
-        env = dict(os.environ if env is None else env)
-        kind = env.get("JOBPIPE_RERANK_KIND", "rerank").strip().lower() or "rerank"
-        if kind not in ("rerank", "chat"):
-            raise ValueError(f"JOBPIPE_RERANK_KIND must be 'rerank' or 'chat', not {kind!r}")
-        return cls(url=(env.get("JOBPIPE_RERANK_URL") or "").strip() or None, kind=kind,
-                   model=env.get("JOBPIPE_RERANK_MODEL", "reranker").strip() or "reranker",
-                   api_key=env.get("JOBPIPE_RERANK_API_KEY") or None,
-                   timeout_ms=int(env.get("JOBPIPE_RERANK_TIMEOUT_MS", DEFAULT_TIMEOUT_MS)),
-                   depth=int(env.get("JOBPIPE_RERANK_DEPTH", DEFAULT_DEPTH)))
+    def from_env(cls, env: Mapping[str, str] | None = None) -> RerankSettings:
+        """From the environment (``JOBPIPE_RERANK_*``, declared in jobpipe.config), or a given mapping."""
+        s = get_settings() if env is None else settings_from(env)
+        return cls(url=(s.rerank_url or "").strip() or None, kind=s.rerank_kind, model=s.rerank_model,
+                   api_key=s.rerank_api_key, timeout_ms=s.rerank_timeout_ms, depth=s.rerank_depth)
 
 
 class _HttpReranker:

