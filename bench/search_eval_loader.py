@@ -23,7 +23,7 @@ import psycopg
 
 from jobpipe.hashing import content_hash, embedding_text
 from jobpipe.models import NormalizedPosting, PostingFields
-from jobpipe.search.resolve import _FALLBACK_CITIES, resolve_city
+from jobpipe.search.resolve import bilingual_city_names, resolve_city
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "jobpipe_search_bench"
 
@@ -85,7 +85,7 @@ def _cities(location: str | None) -> list[str]:
         if city and city not in found:
             found.append(city)
     lowered = location.lower()
-    for alias, city in _FALLBACK_CITIES.items():
+    for alias, city in bilingual_city_names().items():
         if len(alias) >= 2 and alias in lowered and city not in found:
             found.append(city)
     if not found:   # "Albuquerque, NM" -> keep the first part as the city name

@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 
-from jobpipe.search.resolve import _FALLBACK_CITIES, canonical_skill, city_aliases, resolve_city
+from jobpipe.search.resolve import bilingual_city_names, canonical_skill, city_aliases, resolve_city
 from jobpipe.search.translate import chinese_for, english_for
 from jobpipe.search.types import SearchFilters
 from jobpipe.text.tokenize import tokenize
@@ -84,7 +84,7 @@ def _term_groups() -> dict[str, tuple[str, ...]]:
         if line:
             groups.append([_fold(t.strip()) for t in line.split("|") if t.strip()])
     by_city: dict[str, list[str]] = {}
-    for alias, city in _FALLBACK_CITIES.items():
+    for alias, city in bilingual_city_names().items():
         by_city.setdefault(city, [city.lower()]).append(alias)
     groups.extend(by_city.values())
     index: dict[str, set[str]] = {}
