@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -91,6 +92,19 @@ class Settings(BaseSettings):
     hnsw_ef_construction: int = Field(64, ge=4, description="HNSW build candidate list.")
     retired_vector_days: float = Field(7.0, ge=0, description="A retired model's vectors are kept this long "
                                        "(switching back costs no re-embedding).")
+    snapshot_retention_days: int = Field(30, ge=1, description="Days of daily snapshot history kept (the days a "
+                                         "backfill can replay); the latest payload of every open posting is kept "
+                                         "forever.")
+    partitions_start: date | None = Field(None, description="First day of the daily partitions (`2026-11-01`); "
+                                          "unset = the deployment's first fetch, at most the retention window back.")
+    freshness_hours: float = Field(36.0, gt=0, description="A source not fetched successfully for this long is "
+                                   "stale (per source: `freshness_hours` in the sources file).")
+    step_retries: int = Field(2, ge=0, description="Retries of the fetch, normalize and upsert steps (transient "
+                              "failures heal).")
+    retry_delay_seconds: float = Field(30.0, ge=0, description="Delay before the first step retry (doubling, with "
+                                       "jitter).")
+    host_concurrency: int = Field(2, ge=1, description="Fetches of one host at once, across every run on this "
+                                  "database.")
     matches_top_n: int = Field(50, gt=0, description="Open jobs kept (and shown at most) per candidate in "
                                "`candidate_matches`.")
     matches_reserve: int = Field(25, ge=0, description="Further matches kept unseen per candidate, so a closed "
@@ -146,6 +160,11 @@ class Settings(BaseSettings):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown time zone {value!r}") from exc
         return value
+
+    @property
+    def replay_days(self) -> int:
+        """Days a backfill can replay: the snapshot retention window."""
+        return self.snapshot_retention_days
 
     @property
     def embedded(self) -> bool:
