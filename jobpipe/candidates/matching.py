@@ -413,6 +413,7 @@ def _partial(conn: psycopg.Connection, model: ActiveModel, ids: list[str], touch
         skills = batch.skill_matrix([p.features for p in prepared])
         matched_req = skills @ batch.required.T
         matched_nice = skills @ batch.nice.T
+        merges: list[tuple[Prepared, list[Ranked]]] = []
         for row, p in enumerate(prepared):
             pool_floor, complete = state.get(p.candidate_id, (None, False))
             keep = p.hard.mask(batch)
@@ -428,44 +429,68 @@ def _partial(conn: psycopg.Connection, model: ActiveModel, ids: list[str], touch
             rows = np.flatnonzero(keep)
             if len(rows) == 0:
                 continue
-            new = rank(batch, rows, scores, parts, sims[row], depth)
-            if _merge(conn, model.model, p, new, depth, complete, result):
-                result.partial += 1
+            merges.append((p, rank(batch, rows, scores, parts, sims[row], depth)))
+        result.partial += _merge_many(conn, model.model, merges, depth, result)
 
 
-def _merge(conn: psycopg.Connection, model: str, p: Prepared, new: list[Ranked], depth: int, complete: bool,
-           result: MatchRefresh) -> bool:
-    """Merge new entries into a stored list: one per duplicate group, best ``depth`` kept."""
-    existing = conn.execute("SELECT job_id, score, dedupe_key FROM candidate_matches WHERE candidate_id = %s",
-                            (p.candidate_id,)).fetchall()
-    entries: list[tuple[float, int, str | None, Ranked | None]] = [(float(s), j, k, None) for j, s, k in existing]
-    entries += [(r.score, r.feature.job_id, r.feature.dedupe_key, r) for r in new]
-    entries.sort(key=lambda e: (-round(e[0], 3), e[1]))
-    kept: list[tuple[float, int, str | None, Ranked | None]] = []
-    groups: set[str] = set()
-    for e in entries:
-        if e[2] is not None:
-            if e[2] in groups:
-                continue
-            groups.add(e[2])
-        kept.append(e)
-    trimmed = len(kept) > depth
-    kept = kept[:depth]
-    kept_ids = {e[1] for e in kept}
-    drop = [j for j, _, _ in existing if j not in kept_ids]
-    add = [e[3] for e in kept if e[3] is not None]
-    if not add and not drop:
-        return False
+def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepared, list[Ranked]]], depth: int,
+                result: MatchRefresh) -> int:
+    """Merge new entries into stored lists (one per duplicate group, best ``depth`` kept), in one
+    transaction for the whole batch; returns how many lists changed.
+
+    One read of the batch's stored entries and one write of all changes: a night touches most
+    lists a little, and a round trip per list would cost more than the scoring.
+    """
+    if not merges:
+        return 0
+    ids = [p.candidate_id for p, _ in merges]
+    existing: dict[str, list[tuple[int, float, str | None]]] = {cid: [] for cid in ids}
+    for cid, job_id, score, key in conn.execute(
+            "SELECT candidate_id, job_id, score, dedupe_key FROM candidate_matches WHERE candidate_id = ANY(%s)",
+            (ids,)):
+        existing[cid].append((job_id, float(score), key))
+    drops: list[tuple[str, int]] = []
+    rows: list[tuple] = []
+    trimmed: list[tuple[str, bool]] = []
+    changed = 0
+    for p, new in merges:
+        stored = existing[p.candidate_id]
+        entries: list[tuple[float, int, str | None, Ranked | None]] = [(s_, j, k, None) for j, s_, k in stored]
+        entries += [(r.score, r.feature.job_id, r.feature.dedupe_key, r) for r in new]
+        entries.sort(key=lambda e: (-round(e[0], 3), e[1]))
+        kept: list[tuple[float, int, str | None, Ranked | None]] = []
+        groups: set[str] = set()
+        for e in entries:
+            if e[2] is not None:
+                if e[2] in groups:
+                    continue
+                groups.add(e[2])
+            kept.append(e)
+        cut = len(kept) > depth
+        kept = kept[:depth]
+        kept_ids = {e[1] for e in kept}
+        drop = [j for j, _, _ in stored if j not in kept_ids]
+        add = [e[3] for e in kept if e[3] is not None]
+        if not add and not drop:
+            continue
+        changed += 1
+        drops += [(p.candidate_id, j) for j in drop]
+        rows += [_row(p.candidate_id, model, p.features, r) for r in add]
+        trimmed.append((p.candidate_id, cut))
+    if not changed:
+        return 0
     with conn.transaction(), conn.cursor() as cur:
-        if drop:
-            cur.execute("DELETE FROM candidate_matches WHERE candidate_id = %s AND job_id = ANY(%s)",
-                        (p.candidate_id, drop))
-        _copy_rows(cur, [_row(p.candidate_id, model, p.features, r) for r in add])
-        cur.execute("UPDATE candidate_match_state SET computed_at = now(), complete = complete AND %s "
-                    "WHERE candidate_id = %s", (not trimmed, p.candidate_id))
-    result.rows_written += len(add)
-    result.rows_removed += len(drop)
-    return True
+        if drops:
+            cur.execute("DELETE FROM candidate_matches m USING unnest(%s::text[], %s::bigint[]) AS d(cid, jid) "
+                        "WHERE m.candidate_id = d.cid AND m.job_id = d.jid",
+                        ([c for c, _ in drops], [j for _, j in drops]))
+        _copy_rows(cur, rows)
+        cur.execute("UPDATE candidate_match_state s SET computed_at = now(), complete = s.complete AND NOT t.cut "
+                    "FROM unnest(%s::text[], %s::boolean[]) AS t(cid, cut) WHERE s.candidate_id = t.cid",
+                    ([c for c, _ in trimmed], [t for _, t in trimmed]))
+    result.rows_written += len(rows)
+    result.rows_removed += len(drops)
+    return changed
 
 
 def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, reserve: int = DEFAULT_RESERVE,
