@@ -455,7 +455,10 @@ def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepare
     changed = 0
     for p, new in merges:
         stored = existing[p.candidate_id]
-        entries: list[tuple[float, int, str | None, Ranked | None]] = [(s_, j, k, None) for j, s_, k in stored]
+        # A job scored again (a touched copy of a changed job's group) replaces its stored entry.
+        rescored = {r.feature.job_id for r in new}
+        entries: list[tuple[float, int, str | None, Ranked | None]] = [
+            (s_, j, k, None) for j, s_, k in stored if j not in rescored]
         entries += [(r.score, r.feature.job_id, r.feature.dedupe_key, r) for r in new]
         entries.sort(key=lambda e: (-round(e[0], 3), e[1]))
         kept: list[tuple[float, int, str | None, Ranked | None]] = []
@@ -469,7 +472,7 @@ def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepare
         cut = len(kept) > depth
         kept = kept[:depth]
         kept_ids = {e[1] for e in kept}
-        drop = [j for j, _, _ in stored if j not in kept_ids]
+        drop = [j for j, _, _ in stored if j not in kept_ids or j in rescored]
         add = [e[3] for e in kept if e[3] is not None]
         if not add and not drop:
             continue

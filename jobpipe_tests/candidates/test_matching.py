@@ -266,3 +266,29 @@ def test_incremental_lists_equal_a_full_rebuild_when_the_pool_is_a_fraction_of_t
     refresh_matches(db, top_n=5, reserve=5, full=True)
     rebuilt = {cid: world.visible(db, cid, 5) for cid in world.RESUMES}
     assert incremental == rebuilt
+
+
+def test_a_new_copy_of_a_listed_job_rescores_its_group_without_duplicating_an_entry(db):
+    """A job new tonight joins the duplicate group of a job already in a list: the group's jobs are
+    scored again, and the listed one's entry is replaced, never written twice."""
+    postings = [world.posting(f"g-{i}", "Backend Engineer", skills=["Python", "PostgreSQL"], company=f"Co {i}")
+                for i in range(6)]
+    world.load(db, postings)
+    world.add_candidate(db, "py", world.RESUMES["py"])
+    refresh_matches(db, top_n=3, reserve=1)
+    listed = world.visible(db, "py", 3)
+    copy = world.posting("g-0-copy", "Backend Engineer", skills=["Java"], company="Co 0", source="mirror")
+    world.load(db, postings + [copy])
+    # the listed job still leads its group; its stored entry scores a little lower than tonight's
+    # rescoring of it does (as float rounding can): the new entry must replace it
+    db.execute("UPDATE candidate_matches SET score = score - 0.5")
+    db.commit()
+    result = refresh_matches(db, top_n=3, reserve=1)
+    assert result.partial == 1
+    rows = db.execute("SELECT job_id, count(*) FROM candidate_matches WHERE candidate_id = 'py' "
+                      "GROUP BY job_id HAVING count(*) > 1").fetchall()
+    assert rows == []
+    incremental = world.visible(db, "py", 3)
+    refresh_matches(db, top_n=3, reserve=1, full=True)
+    assert len(incremental) == len(listed) == 3
+    assert {e for e, _ in incremental} <= {e for e, _ in world.visible(db, "py", 3)} | {e for e, _ in listed}
