@@ -11,7 +11,9 @@ loses a job its place.
   is 0 and identical texts are 100. Models differ widely in their raw cosines (0.1 vs 0.8 for
   unrelated texts); the rescaling makes the part mean the same across them.
 * **skills**: the share of the job's skills the candidate has, a nice-to-have skill (one the
-  posting names as "a plus" / "preferred" / "加分" / "优先") counting half a required one.
+  posting names as "a plus" / "preferred" / "加分" / "优先") counting half a required one,
+  shrunk towards 50 as if the job listed two more skills, one of them held (``SKILL_PRIOR``):
+  a job naming a single skill is weak evidence either way.
 * **experience**: the years the job asks for against the years of the candidate's work history
   (100 from the minimum up; below it falling to 0 at half the minimum or two years short; a little
   off for more than three years over a stated maximum), averaged with the seniority distance
@@ -47,6 +49,11 @@ PARTS = tuple(WEIGHTS)
 UNKNOWN = 50.0
 #: How much a nice-to-have skill counts against a required one.
 NICE_WEIGHT = 0.5
+#: The skills share is taken as if the job listed this many more skills, half of them held:
+#: one listed skill is weak evidence ("Sales" alone says little about a job), so a job naming
+#: one skill the candidate has scores 67, not 100, and one naming ten of which eight are held
+#: scores 75 (80 unshrunk). Corpus-independent, so a night's partial scores equal a rebuild's.
+SKILL_PRIOR = 2.0
 #: Seniority levels on one scale (the normalizer's vocabulary).
 LEVELS = {"intern": 0, "junior": 1, "mid": 2, "senior": 3, "lead": 4, "staff": 4, "manager": 4, "principal": 5,
           "director": 6}
@@ -209,7 +216,7 @@ def score_batch(cand: CandidateFeatures, batch: JobBatch, similarity: np.ndarray
         m_req, m_nice = matched
         denominator = batch.n_required + NICE_WEIGHT * batch.n_nice
         with np.errstate(invalid="ignore", divide="ignore"):
-            share = (m_req + NICE_WEIGHT * m_nice) / denominator * 100.0
+            share = (m_req + NICE_WEIGHT * m_nice + SKILL_PRIOR * UNKNOWN / 100.0) / (denominator + SKILL_PRIOR) * 100.0
         parts["skills"] = np.where(denominator > 0, share, UNKNOWN)
 
     # experience: years against the job's range, and the seniority distance

@@ -34,7 +34,7 @@ def test_resume_text_ranks_the_fitting_job_first_with_its_parts(db, fixture_jobs
     top = results[0]
     assert top.job_id == fixture_jobs["ml-ny"]
     assert set(top.matched_skills) == {canonical_skill("python"), canonical_skill("pytorch"), canonical_skill("kubernetes")}
-    assert top.missing_skills == [] and top.parts["skills"] == 100.0
+    assert top.missing_skills == [] and top.parts["skills"] == 80.0   # all 3 held: (3 + 1) / (3 + 2)
     assert top.score == pytest.approx(sum(WEIGHTS[p] * top.parts[p] for p in PARTS), abs=1e-4)
     assert all(0 <= v <= 100 for r in results for v in r.parts.values()) and 0 <= top.score <= 100
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
