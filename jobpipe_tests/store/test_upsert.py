@@ -79,10 +79,12 @@ def test_closed_posting_that_returns_is_reopened(db):
 
 
 def test_large_upsert_analyzes_jobs(db):
-    db.execute("SELECT pg_stat_reset()")  # noqa: harmless if stats are per-session
+    # (no pg_stat_reset(): that needs superuser rights an external server's owner role lacks)
+    started = db.execute("SELECT clock_timestamp()").fetchone()[0]
+    db.commit()
     upsert_jobs(db, make_postings(1200), batch_size=500)
     analyzed = db.execute("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'jobs'").fetchone()[0]
-    assert analyzed is not None and analyzed > datetime(2000, 1, 1, tzinfo=timezone.utc)
+    assert analyzed is not None and analyzed >= started
 
 
 def test_fast_record_hash_equals_the_contract():
