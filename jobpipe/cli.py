@@ -354,8 +354,9 @@ def _service_role(args: argparse.Namespace) -> int:
     from jobpipe.db.server import serves
 
     url = ready_url()
-    # Over the network a login needs a password; the embedded server trusts its own socket.
-    password: bool | str = args.password if args.password is not None else not serves(url)
+    # Over the network a login needs a password; the embedded server trusts its own socket. A
+    # login the administrator created (--no-create) keeps the password they gave it.
+    password: bool | str = args.password if args.password is not None else (not serves(url) and not args.no_create)
     writer = bool(args.candidate_writer)
     try:
         login = ensure_service_login(url, role=args.role, password=password, create=not args.no_create,

@@ -236,7 +236,12 @@ def ensure_service_login(owner_url: str, *, role: str | None = None, password: b
                     f"administrator to run CREATE ROLE {name} LOGIN PASSWORD '...', then run "
                     f"`jobpipe db service-role --role {name} --no-create`") from None
         elif secret is not None:
-            conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(name), sql.Literal(secret)))
+            try:
+                conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(name), sql.Literal(secret)))
+            except psycopg.errors.InsufficientPrivilege:
+                raise ServiceRoleError(
+                    f"cannot set the password of role {name!r}: this login may not alter roles. Leave out "
+                    "--password (the administrator's password stays) or ask the administrator to set it") from None
         reasons = unsafe_reasons(conn, name)
         if reasons:
             raise ServiceRoleError(f"refusing to use {name!r} as the service's login: it {'; '.join(reasons)}. "

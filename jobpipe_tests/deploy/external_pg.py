@@ -42,7 +42,7 @@ class ExternalPostgres:
     bin_dir: Path
     os_user: str | None
     owner: str = "jobpipe_owner"
-    service_login: str = "jobpipe_service"
+    service_login: str = "jobpipe_test_service"   # the default name, <database>_service
     database: str = "jobpipe_test"
 
     def url(self, user: str, password: str, database: str) -> str:

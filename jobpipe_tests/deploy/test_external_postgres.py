@@ -129,7 +129,7 @@ def test_jobpipe_run_as_the_owner_and_the_service_on_its_own_login(server, tmp_p
         assert roles == {"postgres", server.owner, server.service_login}
 
     # The owner may not create roles: the opt-in step says what to ask the administrator for.
-    refused = _cli("db", "service-role", env=owner_env)
+    refused = _cli("db", "service-role", "--role", "jobpipe_test_reader2", env=owner_env)
     assert refused.returncode == 1 and "may not create roles" in refused.stderr, refused.stderr
     assert "CREATE ROLE" in refused.stderr and "--no-create" in refused.stderr
     # The administrator's login, granted by the pipeline's login.
