@@ -47,6 +47,7 @@ NEEDS_ADMIN = [
 #: Not yet run here; test_jobpipe_run_as_the_owner_and_the_service_on_its_own_login below serves
 #: over HTTP as the service's login instead.
 OWNER_URL_WIRED = [
+    "jobpipe_tests/service/test_api.py", "jobpipe_tests/service/test_understood_text.py",
     "jobpipe_tests/service/test_body_limit.py", "jobpipe_tests/service/test_fuzz.py",
     "jobpipe_tests/service/test_health_states.py", "jobpipe_tests/service/test_mcp.py",
     "jobpipe_tests/service/test_page_browser.py", "jobpipe_tests/service/test_safety.py",

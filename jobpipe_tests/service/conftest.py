@@ -35,8 +35,7 @@ def seeded(database: str) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def client(service_database: str, seeded: dict[str, int]) -> Iterator[TestClient]:
-    # The service's own login (as JOBPIPE_SERVICE_DATABASE_URL would be), on any server.
-    app = create_app(ServiceSettings(), database_url=service_database, embedder=HashEmbedder())
+def client(database: str, seeded: dict[str, int]) -> Iterator[TestClient]:
+    app = create_app(ServiceSettings(), database_url=database, embedder=HashEmbedder())
     with TestClient(app) as c:
         yield c
