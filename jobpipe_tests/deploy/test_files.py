@@ -23,7 +23,6 @@ import json
 import os
 import re
 import shutil
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +192,7 @@ def test_each_dagster_yaml_variant_loads_a_working_instance(variant, database, t
     home = tmp_path / "home"
     home.mkdir()
     shutil.copyfile(PROJECT_ROOT / variant, home / "dagster.yaml")
-    url = dagster_storage_url(replace(get_settings(), database_url=database, dagster_database_url=None))
+    url = dagster_storage_url(get_settings().model_copy(update={"database_url": database, "dagster_database_url": None}))
     monkeypatch.setenv("JOBPIPE_DAGSTER_STORAGE_URL", url)
     instance = DagsterInstance.from_config(str(home))
     try:
