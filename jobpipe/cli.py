@@ -47,6 +47,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         _print_json(summary.to_json())
     else:
         print(format_summary(summary))
+    for line in summary.problems:   # loud: one line per problem, and a non-zero exit
+        print(f"jobpipe: {line}", file=sys.stderr)
     return 0 if summary.ok else 1
 
 

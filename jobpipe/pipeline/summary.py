@@ -97,6 +97,23 @@ class SourceSummary:
             failed.append(f"curated_jobs:{LISTING_CHECK}")
         return failed
 
+    @property
+    def problems(self) -> list[str]:
+        """The day's ERROR checks that failed (reject rate, refused mass close): one line each,
+        naming the source, the share and what to do. These fail the run; WARN checks do not."""
+        lines = []
+        n = self.normalize
+        if n is not None and not n.within_threshold:
+            lines.append(f"source {self.name!r}: {n.reject_rate:.0%} of its postings were quarantined (threshold "
+                         f"{n.threshold:.0%}); see why in the quarantine (docs/sources.md) and fix the mapping "
+                         "or the source")
+        c = self.curate
+        if c is not None and c.close_refused:
+            lines.append(f"source {self.name!r}: the close guard refused to close {c.would_close} open postings "
+                         f"missing from its listing (more than {c.max_share:.0%} of them); nothing was closed. If "
+                         "they are really gone, run once with a higher JOBPIPE_CLOSE_GUARD_SHARE")
+        return lines
+
     def counts(self) -> dict[str, int]:
         return {k: getattr(self, k) for k in COUNT_KEYS}
 
@@ -171,13 +188,18 @@ class RunSummary:
 
     @property
     def ok(self) -> bool:
-        """No stage failed (failed checks are reported, see ``checks_failed``)."""
-        return self.downstream_ok and all(s.ok for s in self.sources.values())
+        """No stage failed and no ERROR check failed (a refused mass close, a reject rate above the
+        threshold): ``jobpipe run`` exits non-zero otherwise. WARN checks are only reported."""
+        return self.downstream_ok and all(s.ok and not s.problems for s in self.sources.values())
 
     @property
     def problems(self) -> list[str]:
         """One line per failed stage, for :class:`RunError`."""
-        lines = [f"source {name!r}: {s.error}" for name, s in self.sources.items() if s.error]
+        lines = []
+        for name, s in self.sources.items():
+            if s.error:
+                lines.append(f"source {name!r}: {s.error}")
+            lines.extend(s.problems)
         if self.downstream_failure:
             lines.append(f"embedding/index: {self.downstream_failure}")
         return lines
@@ -199,7 +221,8 @@ class RunSummary:
             "totals": self.totals,
             "sources": {
                 name: {**s.counts(), "complete": s.complete, "ok": s.ok, "error": s.error,
-                       "checks_failed": s.checks_failed, "listing_unconfirmed": s.unconfirmed}
+                       "checks_failed": s.checks_failed, "listing_unconfirmed": s.unconfirmed,
+                       "problems": s.problems}
                 for name, s in self.sources.items()
             },
             "embedding_model": self.model,

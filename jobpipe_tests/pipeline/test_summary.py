@@ -57,13 +57,19 @@ def test_the_summary_counts_and_checks_come_from_the_stage_results():
     assert summary.totals["fetched"] == 14 and summary.totals["embedded"] == 3
     assert not summary.ok and summary.downstream_ok
     assert summary.downstream_error == " failed checks: serving_jobs:every_open_job_searchable"
-    assert summary.problems == ["source 'c': source 'c' failed: HTTP 404"]
+    # a failed ERROR check (reject rate of 'a', the refused mass close of 'b') fails the run like an error
+    assert [p.split(":")[0] for p in summary.problems] == ["source 'a'", "source 'b'", "source 'c'"]
+    assert "quarantined (threshold" in summary.problems[0]
+    assert "refused to close 8 open postings" in summary.problems[1] and "JOBPIPE_CLOSE_GUARD_SHARE" in summary.problems[1]
+    assert summary.problems[2] == "source 'c': source 'c' failed: HTTP 404"
+    assert not RunSummary(day=date(2026, 3, 2), sources={"b": refused}).ok
     with pytest.raises(RunError) as raised:
         summary.raise_for_errors()
     assert raised.value.summary is summary and "HTTP 404" in str(raised.value)
 
     out = summary.to_json()
-    assert set(out["sources"]["a"]) == {*COUNT_KEYS, "complete", "ok", "error", "checks_failed", "listing_unconfirmed"}
+    assert set(out["sources"]["a"]) == {*COUNT_KEYS, "complete", "ok", "error", "checks_failed", "listing_unconfirmed",
+                                         "problems"}
     assert out["index"][-1] == {"recall_at_10": {"m": {"unfiltered": 1.0, "filtered": 0.97}}}
     assert out["serving"]["with_vector"] == 9 and out["candidates"] == {
         "profiled": 2, "embedded": 2, "recomputed": 2, "deleted": 1, "quarantined": 1}
