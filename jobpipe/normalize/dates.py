@@ -95,6 +95,28 @@ def _parse_text(value: str, fetched: datetime) -> datetime | None:
     return _relative(text, fetched)
 
 
+#: A deadline stated as a bare day ("2026-12-02", "2026/12/2", "2026年12月2日"): no time of day.
+_DAY_ONLY = re.compile(r"\d{4}[-/.年]\d{1,2}[-/.月]\d{1,2}日?")
+
+
+def parse_deadline(value: str | int | float | datetime | date | None, *, fetched_at: datetime) -> datetime | None:
+    """The moment a posting stops being valid (``valid_through``), as a tz-aware UTC datetime.
+
+    A deadline given as a bare day means *through* that day: a posting "valid through
+    2026-12-02" is still open all that day, so the moment is the start of the next day (in the
+    day's own time zone: Beijing time for a Chinese board). Read as midnight at its start, as a
+    posted date is, it would close a day early. A deadline with a time of day is taken as given.
+    """
+    moment = parse_date(value, fetched_at=fetched_at)
+    if moment is None:
+        return None
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return _sane(moment + timedelta(days=1))
+    if isinstance(value, str) and _DAY_ONLY.fullmatch(unicodedata.normalize("NFKC", value).strip()):
+        return _sane(moment + timedelta(days=1))
+    return moment
+
+
 def _start_of_day(moment: datetime) -> datetime:
     """A day-granular relative date ("today", "3 days ago") names a day, not a time.
 

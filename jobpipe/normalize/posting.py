@@ -19,7 +19,7 @@ import ahocorasick_rs
 
 from jobpipe.hashing import content_hash
 from jobpipe.models import NormalizedPosting, PostingFields, Salary
-from jobpipe.normalize.dates import parse_date
+from jobpipe.normalize.dates import parse_date, parse_deadline
 from jobpipe.normalize.experience import parse_degree, parse_experience
 from jobpipe.normalize.job_type import parse_job_type, parse_seniority
 from jobpipe.normalize.location import resolve_locations, title_places
@@ -270,7 +270,7 @@ def normalize_posting(
         description_text=description,
         url=(fields.url or "").strip() or None,
         posted_at=parse_date(fields.posted_at, fetched_at=fetched_at),
-        valid_through=parse_date(fields.valid_through, fetched_at=fetched_at),
+        valid_through=parse_deadline(fields.valid_through, fetched_at=fetched_at),
         raw_id=raw_id,
         fetch_id=fetch_id,
     )

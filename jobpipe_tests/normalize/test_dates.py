@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobpipe.normalize.dates import parse_date
+from jobpipe.normalize.dates import parse_date, parse_deadline
 
 FETCHED = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 UTC = timezone.utc
@@ -70,3 +70,18 @@ def test_never_crashes_and_always_aware_utc(value):
     if out is not None:
         assert out.tzinfo is not None and out.utcoffset() == timedelta(0)
         assert datetime(1990, 1, 1, tzinfo=UTC) <= out <= datetime(2200, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("2026-12-02", datetime(2026, 12, 3, tzinfo=UTC)),                       # through the whole day
+    ("2026/12/2", datetime(2026, 12, 3, tzinfo=UTC)),
+    ("2026年12月2日", datetime(2026, 12, 2, 16, tzinfo=UTC)),                 # Beijing midnight after it
+    (date(2026, 12, 2), datetime(2026, 12, 3, tzinfo=UTC)),
+    ("2026-12-02T18:00:00Z", datetime(2026, 12, 2, 18, tzinfo=UTC)),         # a stated time is kept
+    ("2026-11-30T23:59:59Z", datetime(2026, 11, 30, 23, 59, 59, tzinfo=UTC)),
+    (datetime(2026, 12, 2, 9, tzinfo=UTC), datetime(2026, 12, 2, 9, tzinfo=UTC)),
+    ("garbage", None),
+    (None, None),
+])
+def test_a_deadline_given_as_a_day_lasts_through_that_day(value, expected):
+    assert parse_deadline(value, fetched_at=FETCHED) == expected

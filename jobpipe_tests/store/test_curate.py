@@ -133,3 +133,13 @@ def test_a_night_that_crashed_after_fetching_is_caught_up_by_the_next(db, tmp_pa
     _, normalized, curated = source.night(db, [row(0, title="Changed on day 1"), *ROWS[1:]], 2)
     assert normalized.normalized == 1 and curated.upsert.updated == 1
     assert job(db, "p0")["title"] == "Changed on day 1"
+
+
+def test_a_posting_valid_through_today_stays_open_all_day(db, tmp_path):
+    """A deadline stated as a day lasts through that day: it is not closed at its first midnight."""
+    source = FileSource(tmp_path)
+    today = datetime.now(timezone.utc).date()
+    rows = [row(1, valid_through=today.isoformat()), row(2, valid_through=(today - timedelta(days=1)).isoformat())]
+    _, _, curated = source.night(db, rows, 0)
+    assert curated.expired.closed == 1
+    assert job(db, "p1")["closed_at"] is None and job(db, "p2")["closed_at"] is not None
