@@ -96,6 +96,7 @@ def main() -> int:
     postings = corpus.all_postings()
     per_field: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     per_origin: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    per_provenance: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     misses: list[tuple[str, str, Any, Any]] = []
     skills = Counter()
     unjudged: list[tuple[str, str]] = []
@@ -111,7 +112,9 @@ def main() -> int:
                 continue
             value = got_value(got, field)
             ok = matches(field, expected, value)
-            for tally in (per_field[field], per_origin[lab["origin"]][field]):
+            provenance = got.field_origins.get("salary" if field == "salary" else "cities" if field == "country" else field,
+                                               "none") if field != "country" or got.country else "none"
+            for tally in (per_field[field], per_origin[lab["origin"]][field], per_provenance[field][provenance]):
                 tally[0] += ok
                 tally[1] += 1
             if not ok:
@@ -141,6 +144,12 @@ def main() -> int:
         print(f"{origin:<11}{n_post:>5}" + "".join(f"{_pct(*row[f]):>11}" for f in FIELDS) + f"{_pct(hit, n):>9}")
     print(f"{'all':<11}{len(labels):>5}" + "".join(f"{_pct(*per_field[f]):>11}" for f in FIELDS)
           + f"{_pct(total_hit, total_n):>9}")
+    print("\nby where the value came from (field_origins; 'none': no value, right when the label has none too):")
+    kinds = ("source_field", "title", "description", "inferred", "none")
+    print(f"{'field':<11}" + "".join(f"{k:>17}" for k in kinds))
+    for field in FIELDS:
+        row = per_provenance[field]
+        print(f"{field:<11}" + "".join(f"{_pct(*row[k]) + f' ({row[k][1]})' if row[k][1] else '-':>17}" for k in kinds))
     print("\nper field (right/scored): " + ", ".join(f"{f} {per_field[f][0]}/{per_field[f][1]}" for f in FIELDS))
     judged = skills["right"] + skills["wrong"]
     strict = skills["right"] / (judged + skills["unjudged"]) if judged + skills["unjudged"] else 0.0

@@ -83,6 +83,12 @@ def amount(value: Any) -> int | float | None:
     return int(number) if number.is_integer() else number
 
 
+#: Where a normalized value came from (``NormalizedPosting.field_origins``), strongest first.
+ORIGINS = ("source_field", "title", "description", "inferred")
+#: The fields whose origin is recorded: those search filters on.
+ORIGIN_FIELDS = ("remote", "salary", "job_type", "seniority", "cities")
+
+
 def _doc(doc: str, default: Any = None, *, factory: Any = None) -> Any:
     """A dataclass field with its meaning in ``metadata["doc"]`` (the HTTP API's field descriptions)."""
     if factory is not None:
@@ -121,6 +127,11 @@ class NormalizedPosting:
     url: str | None = None
     posted_at: datetime | None = None
     valid_through: datetime | None = None
+    field_origins: dict[str, str] = _doc(
+        "Where each filterable field's value came from (remote, salary, job_type, seniority, cities): "
+        "source_field (a structured field of the source), title, description (a statement in the text), "
+        "inferred (weaker evidence, e.g. remote named only among benefits). Fields without a value are absent.",
+        factory=dict)
     content_hash: str = ""
     raw_id: int | None = None
     fetch_id: int | None = None

@@ -173,8 +173,14 @@ def from_numeric(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
+def _from_jsonb(value: Any) -> Any:
+    """A stored ``jsonb`` as the dataclass holds it (a row built for COPY holds the Jsonb wrapper)."""
+    value = value.obj if isinstance(value, Jsonb) else value
+    return {} if value is None else value
+
+
 _READ: dict[str, Callable[[Any], Any]] = {"numeric": from_numeric, "text[]": lambda v: list(v or []),
-                                          "bool": bool}
+                                          "bool": bool, "jsonb": _from_jsonb}
 _SALARY_FIELDS = tuple(f.name for f in dataclasses.fields(Salary))
 
 

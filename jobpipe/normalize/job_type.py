@@ -109,7 +109,14 @@ def _one(kinds: tuple[str, ...]) -> str:
 
 def parse_job_type(employment_type: str | list[str] | None, title: str | None,
                    description: str | None = None, *, description_lower: str | None = None) -> str | None:
-    """One of ``JOB_TYPES`` or None.
+    """One of ``JOB_TYPES`` or None (see :func:`job_type_and_origin`)."""
+    return job_type_and_origin(employment_type, title, description, description_lower=description_lower)[0]
+
+
+def job_type_and_origin(employment_type: str | list[str] | None, title: str | None,
+                        description: str | None = None, *,
+                        description_lower: str | None = None) -> tuple[str | None, str | None]:
+    """(one of ``JOB_TYPES`` or None, where it was read: "title" | "source_field" | "description").
 
     Title first for intern/campus (the most specific signals), then the type field (first listed
     kind; part_time when both full- and part-time are offered, see ``_one``), then the title's
@@ -120,18 +127,19 @@ def parse_job_type(employment_type: str | list[str] | None, title: str | None,
     title_types = _type_of(title_text)
     for kind in ("intern", "campus"):
         if kind in title_types:
-            return kind
+            return kind, "title"
     values = employment_type if isinstance(employment_type, list) else [employment_type] if employment_type else []
     # "fulltime_permanent", "FULL_TIME": an ATS code's underscores separate its words
     field_text = " / ".join(unicodedata.normalize("NFKC", str(v)).replace("_", " ") for v in values if v is not None)
     field_types = _type_of(field_text)
     if field_types:
-        return _one(field_types)
+        return _one(field_types), "source_field"
     if title_types:
-        return title_types[0]
+        return title_types[0], "title"
     if description:
-        return _description_type(description, description_lower)
-    return None
+        found = _description_type(description, description_lower)
+        return found, ("description" if found else None)
+    return None, None
 
 
 #: A labelled type value that says nothing yet ("Full-time or not: negotiable", "是否全职：最好").

@@ -18,15 +18,17 @@ from functools import lru_cache
 import ahocorasick_rs
 
 from jobpipe.hashing import content_hash
-from jobpipe.models import NormalizedPosting, PostingFields, Salary
+from jobpipe.models import ORIGIN_FIELDS, NormalizedPosting, PostingFields, Salary
 from jobpipe.normalize.dates import parse_date, parse_deadline
 from jobpipe.normalize.experience import parse_degree, parse_experience
-from jobpipe.normalize.job_type import parse_job_type, parse_seniority
+from jobpipe.normalize.job_type import job_type_and_origin, parse_seniority
 from jobpipe.normalize.location import resolve_locations, title_places
 from jobpipe.normalize.regex_guard import guarded
 from jobpipe.normalize.salary import annualize, parse_salary
 from jobpipe.normalize.skills import job_skills
-from jobpipe.normalize.statements import labelled_lines, mode_of_value, stated_mode, states_hybrid, temporarily_remote
+from jobpipe.normalize.statements import (
+    labelled_lines, mode_of_value, remote_only_among_benefits, stated_mode, states_hybrid, temporarily_remote,
+)
 from jobpipe.normalize.text import clean_inline, clean_text, detect_language, repair_cell
 
 #: Currency a bare amount is in, by the posting's country.
@@ -206,30 +208,46 @@ def normalize_posting(
     location_raw = _clean_location(str(fields.location)) if fields.location else None
     extra_locations = [str(x) for x in (fields.locations or []) if x]
     cities, country, remote = resolve_locations(location_raw, extra_locations, fields.remote_hint)
+    origins: dict[str, str] = {}
+    if remote is not None:
+        origins["remote"] = "source_field"
+    if cities:
+        origins["cities"] = "source_field"
     cities, country, remote = _with_title_and_description(
-        cities, country, remote, title, description, has_location=bool(location_raw or extra_locations))
+        cities, country, remote, title, description, has_location=bool(location_raw or extra_locations),
+        origins=origins)
     # detect_language reads the first 800 characters only: no copy of the whole description
     language = detect_language(f"{title}\n{description[:800]}") or detect_language(location_raw)
     context_currency = COUNTRY_CURRENCY.get(country or "") or ("CNY" if language == "zh" and country in (None, "CN") else None)
     salary = parse_salary(fields.salary_text, fields.salary, context_currency=context_currency)
+    salary_origin = "source_field"
     if salary is None and title and _TITLE_SALARY_CUE.search(title):
         # "[远程] Rust 工程师 薪资 30-50K": some boards put the pay only in the title
         found = parse_salary(_TITLE_SALARY_CUE.split(title, maxsplit=1)[-1], context_currency=context_currency)
         salary = found if found is not None and (found.min is not None or found.max is not None) else None
+        salary_origin = "title"
     if (salary is None or (salary.min is None and salary.max is None)) and title and _TITLE_PAY.search(title):
         # "[远程] 测试工程师 3,000 - 6,500U", "TA岗位 USD 1500-4000": a range with its unit or currency
         found = parse_salary(title, context_currency=context_currency)
         if found is not None and (found.min is not None or found.max is not None):
-            salary = found
+            salary, salary_origin = found, "title"
     lower = _lowercase(description)
     if (salary is None or (salary.min is None and salary.max is None)) and description:
-        salary = _description_salary(description, context_currency, lower) or salary
+        found = _description_salary(description, context_currency, lower)
+        if found is not None:
+            salary, salary_origin = found, "description"
     salary = salary or Salary()
+    if salary.min is not None or salary.max is not None:
+        origins["salary"] = salary_origin
     if salary.period == "month" and salary.months_per_year is None and description and "薪" in description:
         salary.months_per_year = _description_months(description)
     annual_min, annual_max = annualize(salary)
-    job_type = parse_job_type(fields.employment_type, title, description, description_lower=lower)
-    seniority = parse_seniority(fields.seniority) or parse_seniority(title) or _stated_level(fields, title, description)
+    job_type, job_type_origin = job_type_and_origin(fields.employment_type, title, description, description_lower=lower)
+    if job_type_origin:
+        origins["job_type"] = job_type_origin
+    seniority, seniority_origin = _seniority(fields, title, description)
+    if seniority_origin:
+        origins["seniority"] = seniority_origin
     exp_text = fields.experience_text
     degree = parse_degree(fields.degree_text)
     if degree is None and exp_text and parse_experience(exp_text) == (None, None):
@@ -271,6 +289,7 @@ def normalize_posting(
         url=(fields.url or "").strip() or None,
         posted_at=parse_date(fields.posted_at, fetched_at=fetched_at),
         valid_through=parse_deadline(fields.valid_through, fetched_at=fetched_at),
+        field_origins={f: origins[f] for f in ORIGIN_FIELDS if f in origins},
         raw_id=raw_id,
         fetch_id=fetch_id,
     )
@@ -384,6 +403,7 @@ _TITLE_HYBRID = guarded(re.compile(r"\bhybrid\b|混合办公", re.I))
 
 def _with_title_and_description(
     cities: list[str], country: str | None, remote: str | None, title: str, description: str, *, has_location: bool,
+    origins: dict[str, str],
 ) -> tuple[list[str], str | None, str | None]:
     """Places and the work arrangement the title and the description state, merged with the fields'.
 
@@ -393,8 +413,14 @@ def _with_title_and_description(
     labelled lines ("是否远程：否") and sentences ("It is not a remote role", "Fridays are work-from-home
     days"); a description stating a hybrid arrangement corrects a remote read from a location list
     ("Germany/Remote" with "office minimum once a week").
+
+    ``origins`` gets where the cities and the arrangement were read, when not from the fields: a
+    remote arrangement the description names only among benefits ("远程办公补贴", "home-office
+    stipend") is "inferred", which the remote filter does not accept.
     """
     title_cities, title_country, title_mode = title_places(title) if title else ((), None, None)
+    if title_cities and "cities" not in origins:
+        origins["cities"] = "title"
     cities = cities + [c for c in title_cities if c not in cities]
     country = country or title_country
     statements = labelled_lines(description) if description else None
@@ -403,6 +429,8 @@ def _with_title_and_description(
         for value in statements.get("location"):
             found_cities, found_country, found_mode = resolve_locations(value)
             if not has_location:
+                if found_cities and "cities" not in origins:
+                    origins["cities"] = "description"
                 cities.extend(c for c in found_cities if c not in cities)
                 country = country or found_country
             line_mode = line_mode or found_mode
@@ -416,14 +444,25 @@ def _with_title_and_description(
     if remote is None and title:
         # "[远程] Rust 工程师", "Senior Engineer (Remote)": the title is often the only place it is said
         remote = title_mode or _title_remote(title)
+        if remote is not None:
+            origins["remote"] = "title"
     if remote is None or remote == "remote":
         lower = _lowercase(description) if description else ""
         if temporarily_remote(lower):
+            origins["remote"] = "description"
             return cities, country, "onsite"     # "remote now, on site Mon-Fri once it is safe"
         if remote is None:
-            remote = line_mode or stated_mode(lower)
+            if line_mode:
+                remote = line_mode
+                origins["remote"] = "description"
+            else:
+                remote = stated_mode(lower)
+                if remote is not None:
+                    origins["remote"] = ("inferred" if remote == "remote" and remote_only_among_benefits(lower)
+                                         else "description")
         elif line_mode == "hybrid" or states_hybrid(lower):
             remote = "hybrid"
+            origins["remote"] = "description"
     return cities, country, remote
 
 
@@ -435,6 +474,22 @@ _SEEKING_LEVEL = guarded(re.compile(
     r"((?:[a-z/&-]+\s+){0,3}[a-z/&-]+)",
     re.I,
 ))
+
+
+def _seniority(fields: PostingFields, title: str, description: str) -> tuple[str | None, str | None]:
+    """(seniority, where it was read)."""
+    found = parse_seniority(fields.seniority)
+    if found is not None:
+        return found, "source_field"
+    found = parse_seniority(title)
+    if found is not None:
+        return found, "title"
+    found = _stated_level(fields, title, description)
+    if found is None:
+        return None, None
+    code = fields.experience_text
+    return found, "source_field" if code and _LEVEL_CODE.fullmatch(code) and parse_seniority(code.replace("_", " ")) == found \
+        else "description"
 
 
 def _stated_level(fields: PostingFields, title: str, description: str) -> str | None:

@@ -20,7 +20,7 @@ import pandas as pd
 import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
-from jobpipe.models import NormalizedPosting
+from jobpipe.models import ORIGIN_FIELDS, ORIGINS, NormalizedPosting
 from jobpipe.rows import POSTING_COLUMNS
 from jobpipe.normalize.experience import DEGREES
 from jobpipe.normalize.job_type import JOB_TYPES, SENIORITIES
@@ -131,6 +131,9 @@ def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
                                                     name="posted_at_not_in_future"), nullable=True),
             "valid_through": pa.Column(object, pa.Check(lambda v: _missing(v) or _as_datetime(v) is not None,
                                                         element_wise=True, name="valid_through_datetime"), nullable=True),
+            "field_origins": pa.Column(object, pa.Check(
+                lambda v: isinstance(v, dict) and all(k in ORIGIN_FIELDS and o in ORIGINS for k, o in v.items()),
+                element_wise=True, name="field_origins_known")),
             "content_hash": pa.Column(str, _named(lambda s: s.str.fullmatch(_HASH.pattern), "content_hash_sha256")),
         },
         checks=[

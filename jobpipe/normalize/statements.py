@@ -173,3 +173,40 @@ def states_hybrid(lower: str) -> bool:
     """Whether the text plainly states a hybrid arrangement (days in the office, a hybrid model):
     enough to correct a "remote" read from a location list."""
     return bool(lower) and _HYBRID_SENTENCES.search(lower) is not None
+
+
+#: Words of a benefits line or section: remote work named there is a perk on offer ("远程办公补贴",
+#: "home-office stipend", "福利：可申请居家办公"), weaker evidence than a statement about the job.
+_BENEFIT_WORDS = re.compile(
+    r"benefit|perk|stipend|allowance|reimburs|subsid|福利|补贴|补助|津贴|报销|待遇", re.I)
+#: A heading: short, no list marker, no sentence punctuation, no "key: value".
+_HEADING_LINE = re.compile(r"^\s*(?:#{1,6}\s*)?(?![-•*·]|\d{1,2}\s*[.、)）])(?![^\n]*[:：]\s*\S)[^\n.。;；,，]{1,24}[:：]?\s*$")
+
+
+def remote_only_among_benefits(lower: str) -> bool:
+    """Whether every remote statement of a (lowercased) description sits in a benefits line or
+    under a benefits heading: then "remote" is inferred, not stated (``field_origins``)."""
+    matches = list(_REMOTE_SENTENCES.finditer(lower)) if lower else []
+    if not matches:
+        return False
+    for m in matches:
+        start = lower.rfind("\n", 0, m.start()) + 1
+        end = lower.find("\n", m.end())
+        line = lower[start:end if end >= 0 else len(lower)]
+        if _BENEFIT_WORDS.search(line):
+            continue
+        # the nearest heading above the line, within a few lines
+        heading = None
+        pos = start - 1
+        for _ in range(8):
+            if pos <= 0:
+                break
+            prev_start = lower.rfind("\n", 0, pos) + 1
+            prev = lower[prev_start:pos]
+            if prev.strip() and _HEADING_LINE.match(prev):
+                heading = prev
+                break
+            pos = prev_start - 1
+        if heading is None or not _BENEFIT_WORDS.search(heading):
+            return False
+    return True

@@ -60,10 +60,12 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
         params["f_job_type"] = filters.job_type
 
     if filters.remote is True:
-        # Fully remote only: a hybrid role still requires living near an office.
-        clauses.append("j.remote = 'remote'")
+        # Fully remote only: a hybrid role still requires living near an office. Remote must be
+        # stated (a source field, the title, the description), not inferred from a benefits line
+        # ("home-office stipend", "远程办公补贴"): field_origins, docs/normalization.md.
+        clauses.append("j.remote = 'remote' AND j.field_origins->>'remote' IS DISTINCT FROM 'inferred'")
     elif filters.remote is False:
-        clauses.append("j.remote IS DISTINCT FROM 'remote'")
+        clauses.append("(j.remote IS DISTINCT FROM 'remote' OR j.field_origins->>'remote' = 'inferred')")
 
     if filters.salary_min is not None:
         currency = (filters.currency or DEFAULT_CURRENCY).upper()

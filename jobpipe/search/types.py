@@ -79,8 +79,9 @@ class SearchFilters(BaseModel):
         None, description="Only this employment type: 'intern' for internships, 'campus' for graduate / "
                           "college-hire (校招) programmes. Omit for any.")
     remote: bool | None = Field(
-        None, description="true: only fully remote jobs (hybrid and on-site excluded); false: only jobs that are "
-                          "not fully remote (on-site, hybrid or not stated). Omit if the user did not say.")
+        None, description="true: only fully remote jobs (hybrid and on-site excluded), as a source field, the "
+                          "title or the description states it (remote named only among benefits does not count); "
+                          "false: only jobs not stated to be fully remote. Omit if the user did not say.")
     salary_min: float | None = Field(
         None, ge=0, le=MAX_SALARY, allow_inf_nan=False,
         description="Minimum ANNUAL salary the job's annualized maximum must reach, in `currency` (convert "

@@ -54,3 +54,5 @@ def test_parse_names_every_mistake_and_the_known_fields():
 def test_remote_is_documented_as_the_code_filters_it():
     # true means fully remote only: hybrid jobs are not returned (jobpipe.search.filters)
     assert "hybrid and on-site excluded" in SearchFilters.model_fields["remote"].description
+    # and remote must be stated, not inferred from a benefits line (field_origins)
+    assert "only among benefits does not count" in SearchFilters.model_fields["remote"].description
