@@ -13,7 +13,7 @@ SELECT j.job_id, j.source, j.external_id, j.title, j.company, j.location_raw, j.
        j.salary_negotiable, j.salary_annual_min, j.salary_annual_max, j.experience_min, j.experience_max,
        j.degree, j.skills, j.language, j.description_text, j.url, j.posted_at, j.valid_through, j.content_hash,
        j.record_hash, j.dedupe_key, j.first_seen_at, j.updated_at, j.closed_at,
-       e.embedding, e.model AS embedding_model, j.field_origins
+       e.embedding, e.model AS embedding_model, j.observed_at, j.field_origins
 FROM jobs j
 JOIN embedding_models m ON m.state = 'active'
 LEFT JOIN job_embeddings e ON e.job_id = j.job_id AND e.model = m.model;
