@@ -132,6 +132,9 @@ class NormalizedPosting:
         "source_field (a structured field of the source), title, description (a statement in the text), "
         "inferred (weaker evidence, e.g. remote named only among benefits). Fields without a value are absent.",
         factory=dict)
+    notes: list[str] = _doc("What jobpipe cut or left out of the source's text, and why (a description past the "
+                            "size cap, an implausible salary). Written by jobpipe, never quoting the posting.",
+                            factory=list)
     content_hash: str = ""
     raw_id: int | None = None
     fetch_id: int | None = None

@@ -86,7 +86,7 @@ def test_listing_digest_sees_every_recorded_field_and_order():
                "salary_annual_min": 1.0, "salary_annual_max": 2.0, "experience_min": 1.0, "experience_max": 3.0,
                "degree": "bachelor", "language": "zh", "url": "https://acme.example/jobs/42?x",
                "posted_at": datetime(2026, 11, 2, tzinfo=timezone.utc), "valid_through": datetime(2027, 1, 1),
-               "field_origins": {"remote": "title"}}
+               "field_origins": {"remote": "title"}, "notes": ["salary left out: ..."]}
     assert set(changes) == set(RECORD_ONLY_FIELDS)
     for name, value in changes.items():
         assert listing_digest([replace(base, **{name: value})]) != listing_digest([base]), name

@@ -288,7 +288,8 @@ CREATE TABLE public.jobs (
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     closed_at timestamp with time zone,
     observed_at timestamp with time zone,
-    field_origins jsonb DEFAULT '{}'::jsonb NOT NULL
+    field_origins jsonb DEFAULT '{}'::jsonb NOT NULL,
+    notes text[] DEFAULT '{}'::text[] NOT NULL
 )
 WITH (fillfactor='90');
 ALTER TABLE ONLY public.jobs ALTER COLUMN external_id SET STATISTICS 0;
@@ -465,7 +466,8 @@ CREATE TABLE public.normalized_postings (
     content_hash text NOT NULL,
     normalized_at timestamp with time zone DEFAULT now() NOT NULL,
     record_hash text NOT NULL,
-    field_origins jsonb DEFAULT '{}'::jsonb NOT NULL
+    field_origins jsonb DEFAULT '{}'::jsonb NOT NULL,
+    notes text[] DEFAULT '{}'::text[] NOT NULL
 );
 
 --
@@ -604,7 +606,8 @@ CREATE VIEW public.serving_jobs AS
     e.embedding,
     e.model AS embedding_model,
     j.observed_at,
-    j.field_origins
+    j.field_origins,
+    j.notes
    FROM ((public.jobs j
      JOIN public.embedding_models m ON ((m.state = 'active'::text)))
      LEFT JOIN public.job_embeddings e ON (((e.job_id = j.job_id) AND (e.model = m.model))));

@@ -19,12 +19,13 @@ import ahocorasick_rs
 
 from jobpipe.hashing import content_hash
 from jobpipe.models import ORIGIN_FIELDS, NormalizedPosting, PostingFields, Salary
+from jobpipe.normalize.caps import cap_description, cap_fields
 from jobpipe.normalize.dates import parse_date, parse_deadline
 from jobpipe.normalize.experience import parse_degree, parse_experience
 from jobpipe.normalize.job_type import job_type_and_origin, parse_seniority
 from jobpipe.normalize.location import resolve_locations, title_places
 from jobpipe.normalize.regex_guard import guarded
-from jobpipe.normalize.salary import annualize, parse_salary
+from jobpipe.normalize.salary import annualize, implausible_pay, oversized_amount, parse_salary
 from jobpipe.normalize.skills import job_skills
 from jobpipe.normalize.statements import (
     labelled_lines, mode_of_value, remote_only_among_benefits, stated_mode, states_hybrid, temporarily_remote,
@@ -202,9 +203,11 @@ def normalize_posting(
 ) -> NormalizedPosting:
     """One NormalizedPosting from the extractor's fields; never raises on odd values, only on bugs."""
     fetched_at = fetched_at if fetched_at.tzinfo else fetched_at.replace(tzinfo=timezone.utc)
+    fields, notes, description_chars = cap_fields(fields)   # before any parser reads a stranger's text
     fields = _repaired(fields)
     title = clean_title(fields.title)
     description = _clean_description(str(fields.description)) if fields.description else ""
+    description = cap_description(description, description_chars, notes)
     location_raw = _clean_location(str(fields.location)) if fields.location else None
     extra_locations = [str(x) for x in (fields.locations or []) if x]
     cities, country, remote = resolve_locations(location_raw, extra_locations, fields.remote_hint)
@@ -242,6 +245,16 @@ def normalize_posting(
     if salary.period == "month" and salary.months_per_year is None and description and "薪" in description:
         salary.months_per_year = _description_months(description)
     annual_min, annual_max = annualize(salary)
+    absurd = implausible_pay(salary, annual_min, annual_max)
+    if absurd is not None:
+        notes.append(absurd)
+        salary, annual_min, annual_max = Salary(negotiable=salary.negotiable), None, None
+        origins.pop("salary", None)
+    elif salary.min is None and salary.max is None:
+        too_large = oversized_amount(fields.salary_text, fields.salary)
+        if too_large is not None:
+            notes.append(f"salary left out: the source states {too_large:,.0f}, too large to be an amount of "
+                         "money (a typo or a unit mix-up)")
     job_type, job_type_origin = job_type_and_origin(fields.employment_type, title, description, description_lower=lower)
     if job_type_origin:
         origins["job_type"] = job_type_origin
@@ -290,6 +303,7 @@ def normalize_posting(
         posted_at=parse_date(fields.posted_at, fetched_at=fetched_at),
         valid_through=parse_deadline(fields.valid_through, fetched_at=fetched_at),
         field_origins={f: origins[f] for f in ORIGIN_FIELDS if f in origins},
+        notes=notes,
         raw_id=raw_id,
         fetch_id=fetch_id,
     )

@@ -16,6 +16,7 @@ import dataclasses
 import math
 import re
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -188,12 +189,17 @@ def _unit_factor(unit: str | None) -> float:
     return _UNIT_VALUE.get(unit.lower(), 1.0)
 
 
+#: Rough units of a currency per US dollar: only to judge an amount's size (its period, whether
+#: it is a plausible pay), never to convert one.
+_PER_USD = {"JPY": 100.0, "KRW": 1000.0, "TWD": 30.0, "INR": 80.0, "PHP": 50.0, "THB": 35.0,
+            "IDR": 15000.0, "VND": 25000.0, "CNY": 7.0, "HKD": 7.8, "MYR": 4.5, "RUB": 90.0, "ILS": 3.7,
+            "BRL": 5.0, "MXN": 17.0, "PLN": 4.0, "SEK": 10.0, "NOK": 10.0, "DKK": 7.0, "AED": 3.7,
+            "TRY": 30.0}
+
+
 def _guess_period(value: float, currency: str | None) -> str:
     """The period a bare amount most plausibly refers to, from its size in that currency."""
-    scale = {"JPY": 100.0, "KRW": 1000.0, "TWD": 30.0, "INR": 80.0, "PHP": 50.0, "THB": 35.0,
-             "IDR": 15000.0, "VND": 25000.0, "CNY": 7.0, "HKD": 7.8, "MYR": 4.5, "RUB": 90.0, "ILS": 3.7,
-             "BRL": 5.0, "MXN": 17.0, "PLN": 4.0, "SEK": 10.0, "NOK": 10.0, "DKK": 7.0, "AED": 3.7,
-             "TRY": 30.0}.get(currency or "", 1.0)
+    scale = _PER_USD.get(currency or "", 1.0)
     usd = value / scale
     if usd < 60:
         return "hour"
@@ -204,8 +210,64 @@ def _guess_period(value: float, currency: str | None) -> str:
     return "year"
 
 
+#: The largest amount read as money at all; larger numbers are ids, phone numbers or typos.
+MAX_AMOUNT = 1e9
+#: The most a posting can plausibly pay in a year, in US dollars (roughly: see ``_PER_USD``).
+#: Above it the salary is a typo, a unit mix-up ("999999999999k") or a hostile posting; it is
+#: left out with a note rather than stored, filtered on and shown to agents.
+MAX_ANNUAL_USD = 5_000_000
+
+
 def _plausible(amount: float) -> bool:
-    return 1 <= amount <= 1e9
+    return 1 <= amount <= MAX_AMOUNT
+
+
+def implausible_pay(salary: Salary, annual_min: float | None, annual_max: float | None) -> str | None:
+    """Why ``salary`` (annualized: ``annualize(salary)``) cannot be a real pay, or None when it can be."""
+    annual = max((a for a in (annual_min, annual_max) if a is not None), default=None)
+    if annual is None:
+        return None
+    usd = annual / _PER_USD.get(salary.currency or "", 1.0)
+    if usd <= MAX_ANNUAL_USD:
+        return None
+    stated = salary.max if salary.max is not None else salary.min
+    currency = f" {salary.currency}" if salary.currency else ""
+    per = f"/{salary.period}" if salary.period else ""
+    return (f"salary left out: {stated:,.0f}{currency}{per} is about {usd:,.0f} USD a year, more than any "
+            f"posting pays (at most {MAX_ANNUAL_USD:,} USD a year)")
+
+
+def oversized_amount(text: str | None, structured: dict[str, Any] | None = None) -> float | None:
+    """The first money amount in ``text`` (or a number in ``structured``) too large to be read as
+    money at all (above :data:`MAX_AMOUNT`): the parsers skip it, so the posting can say why it
+    has no salary. None when there is none."""
+    for value in _numbers(structured, depth=0):
+        if value > MAX_AMOUNT:
+            return value
+    if not text:
+        return None
+    normalized = unicodedata.normalize("NFKC", str(text))[:2000]
+    for m in _SINGLE_RE.finditer(normalized):
+        if _rejected(normalized, m.start("a"), m.end(), bool(m.group("ua"))):
+            continue
+        a = _to_float(m.group("a"), m.group("ua"))
+        if a is not None and math.isfinite(a) and a * _unit_factor(m.group("ua")) > MAX_AMOUNT:
+            return a * _unit_factor(m.group("ua"))
+    return None
+
+
+def _numbers(value: Any, depth: int) -> Iterator[float]:
+    if isinstance(value, bool) or depth > 4:
+        return
+    if isinstance(value, (int, float)):
+        if math.isfinite(value):
+            yield float(value)
+    elif isinstance(value, dict):
+        for inner in value.values():
+            yield from _numbers(inner, depth + 1)
+    elif isinstance(value, list):
+        for inner in value[:20]:
+            yield from _numbers(inner, depth + 1)
 
 
 def _window(text: str, start: int, end: int) -> str:

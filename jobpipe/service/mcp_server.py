@@ -145,6 +145,7 @@ def format_job(job: dict[str, Any], max_chars: int = limits.MCP_DESCRIPTION_CHAR
         ("degree", job.get("degree")), ("skills", ", ".join(job.get("skills") or [])),
         ("posted", job.get("posted_at")), ("valid through", job.get("valid_through")),
         ("link", job.get("url")), ("source id", job.get("external_id")),
+        ("jobpipe notes", "; ".join(job.get("notes") or [])),
     ]
     lines = [f"{name}: {encode(_text(value))}" for name, value in fields if value not in (None, "", [])]
     payload = "\n".join([*lines, "description:", _block(description)])
