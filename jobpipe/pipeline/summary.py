@@ -86,6 +86,14 @@ class SourceSummary:
         return None if self.curate is None or self.curate.listing_confirmed else self.curate.close_reason
 
     @property
+    def close_refusal(self) -> str | None:
+        """Why postings missing from the listing were not closed: an unconfirmed listing, or the
+        mass-close guard's refusal (None: neither)."""
+        if self.curate is None or (self.curate.listing_confirmed and not self.curate.close_refused):
+            return None
+        return self.curate.close_reason
+
+    @property
     def checks_failed(self) -> list[str]:
         """``stage:check`` of every check this source's day failed."""
         failed = []
@@ -222,7 +230,7 @@ class RunSummary:
             "sources": {
                 name: {**s.counts(), "complete": s.complete, "ok": s.ok, "error": s.error,
                        "checks_failed": s.checks_failed, "listing_unconfirmed": s.unconfirmed,
-                       "problems": s.problems}
+                       "close_refusal": s.close_refusal, "problems": s.problems}
                 for name, s in self.sources.items()
             },
             "embedding_model": self.model,
@@ -237,8 +245,8 @@ class RunSummary:
 def source_line(position: str, s: SourceSummary) -> str:
     """The progress line of one source (``jobpipe run`` prints it as each source finishes)."""
     status = "ok" if s.ok else f"FAILED: {s.error}"
-    if s.unconfirmed:
-        status += f"; {s.unconfirmed}"
+    if s.close_refusal:
+        status += f"; {s.close_refusal}"
     return (f"[{position}] {s.name}: fetched {s.fetched}, inserted {s.inserted}, updated {s.updated}, "
             f"unchanged {s.unchanged}, rejected {s.rejected}, closed {s.closed} ({status})")
 
@@ -251,8 +259,8 @@ def format_summary(summary: RunSummary) -> str:
     lines.append("source".ljust(name_w) + "".join(c.rjust(10) for c in cols) + "  status")
     for name, s in summary.sources.items():
         status = "ok" + ("" if s.complete else " (incomplete listing)") if s.ok else f"FAILED: {s.error}"
-        if s.unconfirmed:
-            status += f"; {s.unconfirmed}"
+        if s.close_refusal:
+            status += f"; {s.close_refusal}"
         if s.checks_failed:
             status += "; failed checks: " + ", ".join(s.checks_failed)
         lines.append(name.ljust(name_w) + "".join(str(getattr(s, c)).rjust(10) for c in cols) + "  " + status)

@@ -69,7 +69,8 @@ def test_the_summary_counts_and_checks_come_from_the_stage_results():
 
     out = summary.to_json()
     assert set(out["sources"]["a"]) == {*COUNT_KEYS, "complete", "ok", "error", "checks_failed", "listing_unconfirmed",
-                                         "problems"}
+                                         "close_refusal", "problems"}
+    assert out["sources"]["b"]["close_refusal"] == "refused: 8 of 10" and out["sources"]["a"]["close_refusal"] is None
     assert out["index"][-1] == {"recall_at_10": {"m": {"unfiltered": 1.0, "filtered": 0.97}}}
     assert out["serving"]["with_vector"] == 9 and out["candidates"] == {
         "profiled": 2, "embedded": 2, "recomputed": 2, "deleted": 1, "quarantined": 1}
@@ -77,5 +78,8 @@ def test_the_summary_counts_and_checks_come_from_the_stage_results():
         "profiled": 0, "embedded": 0, "recomputed": 0, "deleted": 0, "quarantined": 0}
     text = format_summary(summary)
     assert "FAILED: source 'c' failed: HTTP 404" in text and "failed checks: curated_jobs:close_guard" in text
+    # the guard's reason is printed, not only the check's name (it was only in the Dagster event log)
+    assert [line for line in text.splitlines() if line.startswith("b ")][0].endswith(
+        "ok; refused: 8 of 10; failed checks: curated_jobs:close_guard")
     assert "recall@10 vs exact: unfiltered 1.000, filtered 0.970" in text
     assert "candidates: 2 profiled, 2 embedded, 2 match lists recomputed, 1 deleted, 1 files quarantined" in text
