@@ -43,6 +43,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     except HomeBusy as exc:
         print(f"jobpipe: {exc}", file=sys.stderr)
         return 3
+    except Exception as exc:
+        from jobpipe.db.connection import lost_database
+
+        lost = lost_database(exc)
+        if lost is None:
+            raise
+        print(f"jobpipe: the database is not answering ({lost}). Start it (`jobpipe db start` for the embedded "
+              "one) and run again: a rerun repairs what an interrupted run left.", file=sys.stderr)
+        return 4
     if args.json:
         _print_json(summary.to_json())
     else:

@@ -36,6 +36,37 @@ def _redacted(url: str) -> str:
     return urlunsplit((parts.scheme, f"{user}@{netloc}" if user else netloc, parts.path, "", ""))
 
 
+def lost_database(exc: BaseException) -> str | None:
+    """The first line of the database error behind ``exc`` when the database stopped answering
+    (a stopped or unreachable server, a dropped connection), else None.
+
+    Looks through the exception's causes: Dagster's storage wraps the driver's error (psycopg2 via
+    SQLAlchemy, then ``DagsterPostgresException`` after its retries).
+    """
+    seen: set[int] = set()
+    found: BaseException | None = None
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        kind = type(current)
+        names = {f"{k.__module__}.{k.__qualname__}" for k in kind.__mro__}
+        if isinstance(current, psycopg.OperationalError) or names & _LOST_ERRORS:
+            found = current
+            if isinstance(current, psycopg.OperationalError) or "psycopg2.OperationalError" in names:
+                break   # the driver's own words
+        current = current.__cause__ or current.__context__
+    if found is None:
+        return None
+    orig = getattr(found, "orig", None)   # SQLAlchemy keeps the driver's error here
+    text = str(orig if orig is not None else found).strip()
+    return text.splitlines()[0] if text else type(found).__name__
+
+
+#: Errors (by qualified name: the modules need not be imported) that mean the database is gone.
+_LOST_ERRORS = frozenset({"psycopg2.OperationalError", "sqlalchemy.exc.OperationalError",
+                          "dagster_postgres.utils.DagsterPostgresException"})
+
+
 def ensure_database(url: str) -> None:
     """Create the database ``url`` names when it does not exist yet.
 

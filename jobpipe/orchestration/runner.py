@@ -10,10 +10,13 @@ them like the schedule's. What each stage did is read back as the stages' typed 
 from __future__ import annotations
 
 import logging
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
+from typing import Any, TextIO
 
 from dagster import DagsterInstance
 
@@ -47,6 +50,43 @@ DOWNSTREAM_ASSETS = ["job_embeddings", "vector_index", "serving_jobs", "candidat
 _QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
+def _no_retry_warnings(record: logging.LogRecord) -> bool:
+    """Drop dagster-postgres's "Retrying failed database connection" warnings (one per retry,
+    each with the driver's whole message): if the retries fail, the error says it once."""
+    return not str(record.msg).startswith("Retrying failed database connection")
+
+
+class _StderrWithoutStorageNoise:
+    """``sys.stderr`` minus Dagster's "Exception while writing logger call to event log" lines about
+    a lost database (written straight to stderr, one per log call, with SQL and parameters)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if text.startswith("Exception while writing logger call to event log") and (
+                "OperationalError" in text or "too many retries for DB connection" in text):
+            return len(text)
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def _storage_noise_hidden() -> Iterator[None]:
+    """While a run goes, a database that stops answering is reported once (by whoever catches the
+    error: ``jobpipe run`` prints one line), not once per retry and log call."""
+    root = logging.getLogger()
+    root.addFilter(_no_retry_warnings)
+    saved, sys.stderr = sys.stderr, _StderrWithoutStorageNoise(sys.stderr)   # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stderr = saved
+        root.removeFilter(_no_retry_warnings)
+
+
 def run_pipeline(
     sources_file: Path | None = None,
     *,
@@ -63,7 +103,7 @@ def run_pipeline(
     settings = get_settings()
     # One run per home at a time (HomeBusy names the other); the stages' own locks also keep
     # runs from other homes, the UI or the daemon off the same sources.
-    with exclusive(settings.home / "run.lock", what="jobpipe run", wait=0):
+    with exclusive(settings.home / "run.lock", what="jobpipe run", wait=0), _storage_noise_hidden():
         return _run_pipeline(sources_file, settings=settings, day=day, instance=instance, echo=echo)
 
 
