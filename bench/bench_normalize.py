@@ -182,6 +182,9 @@ def coverage(rows: list[tuple[str, str, PostingFields]], show_failures: int) -> 
         totals.update(c)
     print(f"{'ALL':18s} {totals['n']:5d} {pct(totals['salary_ok'], totals['salary_text']):>20s} {'':8s} "
           f"{pct(totals['location_ok'], totals['location']):>16s}")
+    noted = Counter(note.split(":")[0].split(" cut")[0] for p in postings for note in p.notes)
+    print(f"{'':18s} with a note (cut or left out: normalize/caps.py, implausible salaries): "
+          f"{sum(1 for p in postings if p.notes)} postings {dict(sorted(noted.items()))}")
     if show_failures:
         for origin, kinds in failures.items():
             for kind, counter in kinds.items():

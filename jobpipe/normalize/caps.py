@@ -19,7 +19,7 @@ DESCRIPTION_CHARS = 50_000
 #: Characters of the description as the source wrote it (HTML included) read at all.
 RAW_DESCRIPTION_CHARS = 4 * DESCRIPTION_CHARS
 #: Characters of each one-line field; the location may list many places.
-LINE_CHARS = {"title": 500, "company": 300, "location": 2_000, "remote_hint": 200, "salary_text": 1_000,
+LINE_CHARS = {"title": 500, "company": 300, "location": 2_000, "remote_hint": 200, "salary_text": 2_000,
               "department": 300, "seniority": 300, "experience_text": 1_000, "degree_text": 1_000}
 URL_CHARS = 2_048
 LOCATIONS = 200          # further locations kept
