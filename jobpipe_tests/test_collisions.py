@@ -285,3 +285,24 @@ def test_two_real_runs_of_one_source_at_once(database, tmp_path):
                                "JOIN jobs j USING (job_id) WHERE j.source = %s", (name,)).fetchone()
         fetches = conn.execute("SELECT count(*) FROM fetch_runs WHERE source = %s", (name,)).fetchone()[0]
     assert jobs == board.jobs and vectors == (jobs, jobs) and fetches == 1
+
+
+def test_every_instance_jobpipe_ships_monitors_runs(database, tmp_path, monkeypatch):
+    """Run monitoring (a run whose process died is failed, not left STARTED) is on in the default
+    instance (`jobpipe run`, `jobpipe ui`) and in the deployment's."""
+    from dataclasses import replace
+
+    import yaml
+    from dagster import DagsterInstance
+
+    from jobpipe.config import get_settings
+    from jobpipe.orchestration.instance import prepare_dagster_home
+
+    for name in ("DAGSTER_HOME", "JOBPIPE_DAGSTER_STORAGE_URL"):   # prepare_dagster_home sets them: restored after
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+    prepare_dagster_home(replace(get_settings(), database_url=database, dagster_database_url=None, home=tmp_path))
+    with DagsterInstance.get() as instance:
+        assert instance.run_monitoring_enabled
+        assert instance.run_monitoring_max_resume_run_attempts == 0   # the default launcher cannot resume
+    deployed = yaml.safe_load((ROOT / "deploy" / "dagster.yaml").read_text())
+    assert deployed["run_monitoring"]["enabled"] is True
