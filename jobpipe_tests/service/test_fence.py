@@ -230,3 +230,11 @@ def test_report_case_count(report_figure):
         report_figure(f"MCP fence property test: {sum(passed.values())} cases passed "
                       f"({', '.join(f'{k} {v}' for k, v in passed.items())}), {postings_seen} hostile postings, "
                       "each in exactly one block, 0 escapes")
+
+
+def test_get_job_shows_jobpipes_notes_inside_the_block():
+    note = "description cut to 50,000 characters (the source's had 2,000,013)"
+    text = format_job({"job_id": 7, "status": "open", "source": "s", "title": "Engineer", "description_text": "d",
+                       "notes": [note, "salary left out: the source states 1,000,000,000,000"]})
+    _, insides = _split_blocks(text)
+    assert f"jobpipe notes: {note}; salary left out: the source states 1,000,000,000,000" in insides[0].split("\n")
