@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date, datetime, timezone
 
+from psycopg.types.json import Jsonb
+
 from jobpipe.models import PostingFields
-from jobpipe.normalize import load_normalized, normalize_posting, validate_postings, write_normalized
+from jobpipe.normalize import normalize_posting, validate_postings, write_normalized
 from jobpipe.normalize import caps
 from jobpipe.store import upsert_jobs
 from jobpipe.store.jobs import load_job
@@ -79,13 +82,17 @@ def test_real_salaries_keep_their_amounts_and_get_no_note():
 
 
 def test_notes_survive_the_store_and_reach_the_read_model(db):
-    posting = _normalize(description="Python. " * 300_000, salary_text="999999999999k")
+    raw_id = db.execute("INSERT INTO raw_postings (source, external_id, format, payload, payload_hash) "
+                        "VALUES ('caps', '1', 'file', %s, 'caps-1') RETURNING raw_id", (Jsonb({"title": "x"}),)).fetchone()[0]
+    db.commit()
+    posting = dataclasses.replace(_normalize(description="Python. " * 300_000, salary_text="999999999999k"),
+                                  raw_id=raw_id)
     result = validate_postings([posting], now=NOW)
     assert result.valid and not result.rejected
     write_normalized(db, "caps", date(2026, 3, 10), result)
-    (loaded,) = load_normalized(db, "caps", date(2026, 3, 10))
-    assert loaded.notes == posting.notes and len(loaded.notes) == 2
-    upsert_jobs(db, [loaded])
+    stored_notes = db.execute("SELECT notes FROM normalized_postings WHERE raw_id = %s", (raw_id,)).fetchone()[0]
+    assert stored_notes == posting.notes and len(posting.notes) == 2
+    upsert_jobs(db, result.valid)
     job = load_job(db, "caps", "1")
     assert job["notes"] == posting.notes
     assert len(job["description_text"]) < caps.DESCRIPTION_CHARS + 100
