@@ -264,6 +264,6 @@ def drop_service_login(admin_url: str, database: str, role: str | None = None) -
             try:
                 conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
                 dropped = True
-            except psycopg.errors.DependentObjectsStillReferenced:
+            except psycopg.errors.DependentObjectsStillExist:
                 pass   # it still holds grants in a database that exists: leave it
     return dropped
