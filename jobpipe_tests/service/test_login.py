@@ -136,6 +136,23 @@ def test_an_operator_created_login_is_only_granted(database):
             conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
 
 
+def test_a_login_that_still_holds_grants_is_left_in_place(database):
+    """DROP ROLE refuses a role with grants in a database that exists: drop_service_login keeps it, says so."""
+    name = f"jobpipe_test_held_{uuid.uuid4().hex[:8]}"
+    admin = with_database(database, "postgres")
+    with psycopg.connect(database, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("GRANT SELECT ON jobs TO {}").format(sql.Identifier(name)))
+    try:
+        assert drop_service_login(admin, database_name(database), role=name) is False
+        with psycopg.connect(admin) as conn:
+            assert conn.execute("SELECT count(*) FROM pg_roles WHERE rolname = %s", (name,)).fetchone() == (1,)
+    finally:
+        with psycopg.connect(database, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP OWNED BY {}").format(sql.Identifier(name)))
+            conn.execute(sql.SQL("DROP ROLE {}").format(sql.Identifier(name)))
+
+
 def test_migrating_creates_no_role_and_grants_follow_new_migrations(database, tmp_path):
     """Issue 13: a migration must not be a server-wide side effect; a registered login keeps its grants."""
     name = f"jobpipe_test_roles_{uuid.uuid4().hex[:8]}"
