@@ -290,7 +290,6 @@ def test_two_real_runs_of_one_source_at_once(database, tmp_path):
 def test_every_instance_jobpipe_ships_monitors_runs(database, tmp_path, monkeypatch):
     """Run monitoring (a run whose process died is failed, not left STARTED) is on in the default
     instance (`jobpipe run`, `jobpipe ui`) and in the deployment's."""
-    from dataclasses import replace
 
     import yaml
     from dagster import DagsterInstance
@@ -300,7 +299,7 @@ def test_every_instance_jobpipe_ships_monitors_runs(database, tmp_path, monkeypa
 
     for name in ("DAGSTER_HOME", "JOBPIPE_DAGSTER_STORAGE_URL"):   # prepare_dagster_home sets them: restored after
         monkeypatch.setenv(name, os.environ.get(name, ""))
-    prepare_dagster_home(replace(get_settings(), database_url=database, dagster_database_url=None, home=tmp_path))
+    prepare_dagster_home(get_settings().replace(database_url=database, dagster_database_url=None, home=tmp_path))
     with DagsterInstance.get() as instance:
         assert instance.run_monitoring_enabled
         assert instance.run_monitoring_max_resume_run_attempts == 0   # the default launcher cannot resume

@@ -21,9 +21,9 @@ QUERIES: dict[str, str] = {
     "raw_postings": (
         "SELECT to_jsonb(r) - 'raw_id' - 'first_fetched_at' - 'last_fetched_at' FROM raw_postings r "
         "ORDER BY source, external_id, payload_hash"),
-    "fetch_run_items": (
-        "SELECT f.source, f.partition_date, r.external_id, r.payload_hash FROM fetch_run_items i "
-        "JOIN fetch_runs f USING (fetch_id) JOIN raw_postings r USING (raw_id) ORDER BY 1, 2, 3, 4"),
+    "listing_spans": (   # what each run listed (ids differ between databases: compare days and payloads)
+        "SELECT s.source, f.partition_date, s.external_id, s.payload_hash, s.until_fetch IS NULL AS still_listed "
+        "FROM listing_spans s JOIN fetch_runs f ON f.fetch_id = s.from_fetch ORDER BY 1, 2, 3, 4"),
     "normalized_postings": (
         "SELECT to_jsonb(n) - 'raw_id' - 'fetch_id' - 'normalized_at' FROM normalized_postings n "
         "ORDER BY source, partition_date, external_id"),
