@@ -84,8 +84,10 @@ def ensure_database(url: str) -> None:
     try:
         with psycopg.connect(with_database(url, "postgres"), autocommit=True, connect_timeout=10) as conn:
             conn.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
-    except psycopg.errors.DuplicateDatabase:
-        pass  # another process created it between our check and our CREATE
+    except (psycopg.errors.DuplicateDatabase, psycopg.errors.UniqueViolation):
+        # another process created it between our check and our CREATE (two CREATEs at the very
+        # same time collide on the catalog's unique index instead of DuplicateDatabase)
+        pass
     except (psycopg.errors.InsufficientPrivilege, psycopg.OperationalError) as exc:
         raise DatabaseSetupError(
             f"database {name!r} does not exist at {_redacted(url)} and this login cannot create it "
