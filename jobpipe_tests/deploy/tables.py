@@ -25,13 +25,13 @@ QUERIES: dict[str, str] = {
         "SELECT s.source, f.partition_date, s.external_id, s.payload_hash, s.until_fetch IS NULL AS still_listed "
         "FROM listing_spans s JOIN fetch_runs f ON f.fetch_id = s.from_fetch ORDER BY 1, 2, 3, 4"),
     "normalized_postings": (
-        "SELECT to_jsonb(n) - 'raw_id' - 'fetch_id' - 'normalized_at' FROM normalized_postings n "
-        "ORDER BY source, partition_date, external_id"),
+        "SELECT to_jsonb(n) - 'raw_id' - 'fetch_id' - 'normalized_at' - 'observed_at' FROM normalized_postings n "
+        "ORDER BY source, external_id, record_hash"),
     "quarantine": (
         "SELECT source, partition_date, external_id, failed_checks FROM quarantine "
         "ORDER BY source, partition_date, external_id, failed_checks::text"),
     "jobs": (
-        "SELECT to_jsonb(j) - 'job_id' - 'first_seen_at' - 'updated_at' - 'closed_at', closed_at IS NULL "
+        "SELECT to_jsonb(j) - 'job_id' - 'first_seen_at' - 'updated_at' - 'closed_at' - 'observed_at', closed_at IS NULL "
         "FROM jobs j ORDER BY source, external_id"),
     "job_terms": (
         "SELECT j.source, j.external_id, to_jsonb(t) - 'job_id' - 'closed_at', t.closed_at IS NULL "
