@@ -36,6 +36,7 @@ from jobpipe.candidates.models import CandidateProfile
 from jobpipe.candidates.scoring import DEGREE_LEVELS, LEVELS, CandidateFeatures, JobBatch, to_usd
 from jobpipe.search.filters import DEFAULT_CURRENCY, FilterSQL, build_filter_sql
 from jobpipe.search.types import (
+    bounded_texts,
     MAX_CITY_CHARS,
     MAX_SALARY,
     MAX_SKILL_CHARS,
@@ -86,14 +87,7 @@ class CandidatePreferences(BaseModel):
     @field_validator("cities")
     @classmethod
     def _cities(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if len(value) > MAX_CITIES:
-            raise ValueError(f"at most {MAX_CITIES} cities, not {len(value)}")
-        out = []
-        for i, city in enumerate(value):
-            if len(city) > MAX_CITY_CHARS:
-                raise ValueError(f"cities[{i}] is longer than {MAX_CITY_CHARS} characters")
-            out.append(require_visible(city, f"cities[{i}]") or "")
-        return tuple(out)
+        return bounded_texts(value, "cities", MAX_CITIES, MAX_CITY_CHARS)
 
     @field_validator("exclude_companies")
     @classmethod

@@ -59,6 +59,18 @@ def describe_errors(errors: Sequence[Mapping[str, Any]], known: Sequence[str] = 
     return clean_text("; ".join(parts)) or "invalid request"
 
 
+
+def bounded_texts(value: tuple[str, ...], name: str, max_items: int, max_chars: int) -> tuple[str, ...]:
+    """A list filter's values: at most ``max_items``, each at most ``max_chars`` and visible text."""
+    if len(value) > max_items:
+        raise ValueError(f"at most {max_items} {name}, not {len(value)}")
+    cleaned = []
+    for i, text in enumerate(value):
+        if len(text) > max_chars:
+            raise ValueError(f"{name}[{i}] is longer than {max_chars} characters")
+        cleaned.append(require_visible(text, f"{name}[{i}]") or "")
+    return tuple(cleaned)
+
 class SearchFilters(BaseModel):
     """What a search (or a match) may be restricted to: the one definition of the filters.
 
@@ -124,14 +136,7 @@ class SearchFilters(BaseModel):
     @field_validator("skills")
     @classmethod
     def _skills(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        if len(value) > MAX_SKILLS:
-            raise ValueError(f"at most {MAX_SKILLS} skills, not {len(value)}")
-        cleaned = []
-        for i, skill in enumerate(value):
-            if len(skill) > MAX_SKILL_CHARS:
-                raise ValueError(f"skills[{i}] is longer than {MAX_SKILL_CHARS} characters")
-            cleaned.append(require_visible(skill, f"skills[{i}]") or "")
-        return tuple(cleaned)
+        return bounded_texts(value, "skills", MAX_SKILLS, MAX_SKILL_CHARS)
 
     def filters(self) -> "SearchFilters":
         """Only the filter fields (a request model that extends this one carries more)."""
