@@ -31,6 +31,7 @@ from jobpipe.orchestration.resources import build_resources
 from jobpipe.orchestration.runs import mark_dead_runs_failed, process_tags
 from jobpipe.pipeline.candidates import CandidateVectorsOutcome, MatchOutcome, ProfileOutcome
 from jobpipe.pipeline.ingest import CurateOutcome, FetchOutcome, NormalizeOutcome, utc_today
+from jobpipe.pipeline.maintenance import RetentionOutcome
 from jobpipe.pipeline.summary import (
     COUNT_KEYS,
     CandidatesSummary,
@@ -46,7 +47,7 @@ __all__ = ["COUNT_KEYS", "RunSummary", "SourceSummary", "format_summary", "run_p
 
 INGEST_ASSETS = ["raw_postings", "normalized_postings", "curated_jobs"]
 DOWNSTREAM_ASSETS = ["job_embeddings", "vector_index", "serving_jobs", "candidate_profiles", "candidate_vectors",
-                     "candidate_matches"]
+                     "candidate_matches", "snapshot_retention"]
 _QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
@@ -144,6 +145,7 @@ def _run_pipeline(sources_file: Path | None, *, settings: Settings, day: date | 
         summary.embedding = read_outcome(result, "job_embeddings", EmbedOutcome)
         summary.index = read_outcome(result, "vector_index", IndexOutcome)
         summary.serving = read_outcome(result, "serving_jobs", ServingOutcome)
+        summary.retention = read_outcome(result, "snapshot_retention", RetentionOutcome)
         summary.candidates = CandidatesSummary(
             profiles=read_outcome(result, "candidate_profiles", ProfileOutcome),
             vectors=read_outcome(result, "candidate_vectors", CandidateVectorsOutcome),

@@ -18,6 +18,7 @@ from jobpipe.pipeline.ingest import (
     FetchOutcome,
     NormalizeOutcome,
 )
+from jobpipe.pipeline.maintenance import RetentionOutcome
 from jobpipe.pipeline.vectors import COVERAGE_CHECK, RECALL_CHECK, EmbedOutcome, IndexOutcome, ServingOutcome
 
 if TYPE_CHECKING:   # the candidate stages import search; a night without candidates need not
@@ -154,6 +155,7 @@ class RunSummary:
     embedding: EmbedOutcome | None = None
     index: IndexOutcome | None = None
     serving: ServingOutcome | None = None
+    retention: RetentionOutcome | None = None
     candidates: CandidatesSummary = field(default_factory=CandidatesSummary)
     downstream_failure: str | None = None   # why a whole-store stage failed
     seconds: float = 0.0
@@ -237,6 +239,7 @@ class RunSummary:
             "index": index,
             "serving": self.serving.as_metadata() if self.serving else {},
             "candidates": self.candidates.counts(),
+            "retention": self.retention.as_metadata() if self.retention else {},
             "downstream_error": self.downstream_error,
             "seconds": round(self.seconds, 2),
         }
@@ -286,6 +289,11 @@ def format_summary(summary: RunSummary) -> str:
         c = summary.candidates.counts()
         lines.append(f"candidates: {c['profiled']} profiled, {c['embedded']} embedded, {c['recomputed']} match lists "
                      f"recomputed, {c['deleted']} deleted, {c['quarantined']} files quarantined")
+    if summary.retention is not None:
+        r = summary.retention
+        lines.append(f"retention ({r.keep_days} days): pruned {r.fetch_runs_deleted} runs, {r.payloads_deleted} "
+                     f"payloads; replayable from {r.replayable_from or '-'}"
+                     + (f"; busy, pruned next time: {', '.join(r.busy_sources)}" if r.busy_sources else ""))
     if summary.downstream_error:
         lines.append(f"downstream: {summary.downstream_error}")
     return "\n".join(lines)

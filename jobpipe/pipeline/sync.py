@@ -2,7 +2,8 @@
 
 The same stage functions the Dagster assets and ``jobpipe run`` call, in the same order:
 per source ingest (fetch, replay or hand over records) -> normalize -> curate (upsert, keyword
-terms, close); then embed -> maintain the HNSW index -> publish the serving snapshot.
+terms, close); then embed -> maintain the HNSW index -> publish the serving snapshot -> prune
+snapshot history past ``JOBPIPE_SNAPSHOT_RETENTION_DAYS``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from jobpipe.demo.server import demo_boards
 from jobpipe.embedding import Embedder, get_embedder
 from jobpipe.models import RawPosting
 from jobpipe.pipeline.errors import StageError
+from jobpipe.pipeline.maintenance import prune_history
 from jobpipe.pipeline.ingest import (
     FetchOutcome,
     Record,
@@ -178,3 +180,4 @@ def _whole_store(conn: psycopg.Connection, summary: RunSummary, embedder: Embedd
     summary.index = maintain_indexes(conn, m=settings.hnsw_m, ef_construction=settings.hnsw_ef_construction,
                                      retired_after=timedelta(days=settings.retired_vector_days))
     summary.serving = publish_serving(conn)
+    summary.retention = prune_history(conn, keep_days=settings.snapshot_retention_days, today=summary.day)

@@ -8,14 +8,17 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import numpy as np
+import psycopg
 import pytest
 
 import jobpipe
 from jobpipe.embedding import TokenHashEmbedder
 from jobpipe.models import RawPosting
+from jobpipe.pipeline import prune_history
 from jobpipe.pipeline.ingest import utc_today
 from jobpipe.search import SearchFilters, search
 from jobpipe.sources import load_sources
+from jobpipe.store.locks import stage_lock
 from jobpipe_tests.orchestration.conftest import Board, posting
 
 EMBEDDER = TokenHashEmbedder(64)
@@ -235,3 +238,24 @@ def test_jobpipe_run_and_jobpipe_sync_leave_the_same_tables(db, database, tmp_pa
     assert seen["sync"] == seen["run"]
     assert seen["sync"][1] == {"fetched": 9, "inserted": 0, "updated": 1, "unchanged": 8, "rejected": 0, "closed": 1,
                                "embedded": 1}
+
+
+def test_a_night_prunes_history_past_the_window_and_skips_a_source_a_run_holds(db, database, monkeypatch):
+    """sync's whole-store step prunes snapshots like the Dagster asset; a busy source waits for the next pass."""
+    monkeypatch.setenv("JOBPIPE_SNAPSHOT_RETENTION_DAYS", "2")
+    start = utc_today()
+    for n in range(3):   # three nights of two sources
+        for name in ("acme", "globex"):
+            jobpipe.sync(rows(1, 2, **{"1": {"title": f"Night {n}"}}), source=name, day=start + timedelta(days=n),
+                         database_url=database, embedder=EMBEDDER)
+    assert one(db, "SELECT count(*) FROM fetch_runs")[0] == 4   # the last night pruned the first
+    assert one(db, "SELECT min(partition_date) FROM fetch_runs")[0] == start + timedelta(days=1)
+
+    with psycopg.connect(database) as other, stage_lock(other, "source:acme", stage="fetch"):
+        pruned = prune_history(db, keep_days=1, today=start + timedelta(days=2))
+    assert pruned.busy_sources == ["acme"] and pruned.fetch_runs_deleted == 1   # globex's day 1 only
+    assert [r[0] for r in db.execute("SELECT source FROM fetch_runs WHERE partition_date = %s ORDER BY source",
+                                     (start + timedelta(days=1),))] == ["acme"]
+    db.commit()
+    again = prune_history(db, keep_days=1, today=start + timedelta(days=2))
+    assert again.busy_sources == [] and again.fetch_runs_deleted == 1

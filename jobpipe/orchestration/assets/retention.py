@@ -24,9 +24,10 @@ def snapshot_retention(
     Kept: every fetch run of the window (and each source's latest), the payloads they listed,
     and the current payload of every posting its source still lists, forever. Days before the
     window can no longer be replayed; the metadata says how much went and from which day replay
-    still works (``replayable_from``).
+    still works (``replayable_from``). A source a run holds is skipped (``busy_sources``) and
+    pruned by the next pass.
     """
     with postgres.connect() as conn:
-        outcome = prune_history(conn, keep_days=settings.snapshot_retention_days)
+        outcome = prune_history(conn, keep_days=settings.snapshot_retention_days, run_id=context.run_id)
     context.log.info(f"snapshot retention: {outcome.as_metadata()}")
     return MaterializeResult(metadata=outcome.as_metadata())
