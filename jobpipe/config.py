@@ -233,6 +233,7 @@ OTHER_VARIABLES = {
     "JOBPIPE_IMAGE": "deploy/compose.yaml: the jobpipe image to run.",
     "JOBPIPE_DB_PASSWORD": "deploy/compose.yaml: the owner role's password.",
     "JOBPIPE_SERVICE_DB_PASSWORD": "deploy/compose.yaml: the service login's password.",
+    "JOBPIPE_CANDIDATES_DB_PASSWORD": "deploy/compose.yaml: the candidate writer login's password.",
 }
 
 

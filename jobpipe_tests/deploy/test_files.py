@@ -118,7 +118,10 @@ def test_helm_values_run_jobpipe_as_user_code_with_the_service_on_its_own_login(
     assert service["envFrom"] == [{"secretRef": {"name": "jobpipe-service-env"}}]   # not the owner's secret
     assert not {e["name"] for e in service.get("env", [])} & {"JOBPIPE_DATABASE_URL", "JOBPIPE_SERVICE_ROLE"}
     grant = manifests["Job", "jobpipe-service-login"]["spec"]["template"]["spec"]["containers"][0]
-    assert grant["command"][:3] == ["jobpipe", "db", "service-role"] and "--no-create" in grant["command"]
+    assert grant["command"][:2] == ["sh", "-ec"]
+    steps = [step.split() for step in grant["command"][2].split("&&")]
+    assert [step[:3] for step in steps] == [["jobpipe", "db", "service-role"]] * 2
+    assert all("--no-create" in step for step in steps) and any("--candidate-writer" in step for step in steps)
     assert grant["envFrom"] == [{"secretRef": {"name": "jobpipe-env"}}]
 
 
@@ -165,10 +168,17 @@ def test_compose_file_satisfies_the_compose_specification():
     assert "jobpipe_owner:" in services["code"]["environment"]["JOBPIPE_DATABASE_URL"]
     # its reads are granted first, by the pipeline's login, to the login init.sh created
     assert services["service"]["depends_on"]["setup"]["condition"] == "service_completed_successfully"
-    assert services["setup"]["command"][:3] == ["jobpipe", "db", "service-role"]
-    assert "--no-create" in services["setup"]["command"]
+    steps = [step.split() for step in " ".join(services["setup"]["command"]).split("&&")]
+    assert services["setup"]["entrypoint"] == ["sh", "-ec"]
+    assert [step[:3] for step in steps] == [["jobpipe", "db", "service-role"]] * 2
+    assert all("--no-create" in step for step in steps)
+    # the candidate writer: its own login, granted as one, given to the service beside the reader's
+    writer = next(step for step in steps if "--candidate-writer" in step)
+    assert writer[writer.index("--role") + 1] == "jobpipe_candidates"
+    assert "jobpipe_candidates:" in service_env["JOBPIPE_SERVICE_WRITER_DATABASE_URL"]
     init = (DEPLOY / "postgres" / "init.sh").read_text(encoding="utf-8")
-    assert re.search(r"CREATE ROLE jobpipe_service LOGIN .*NOSUPERUSER NOCREATEDB NOCREATEROLE", init)
+    for login in ("jobpipe_service", "jobpipe_candidates"):
+        assert re.search(rf"CREATE ROLE {login} LOGIN .*NOSUPERUSER NOCREATEDB NOCREATEROLE", init), login
     assert "GRANT" not in init and " IN ROLE " not in init   # a member of no role: nothing to SET ROLE to
     # every variable the file interpolates is documented in env.example or has a default
     example = (DEPLOY / "env.example").read_text(encoding="utf-8")
