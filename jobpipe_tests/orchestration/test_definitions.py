@@ -105,14 +105,19 @@ def test_the_schedule_and_the_sensor_read_the_sources_resource(tmp_path: Path):
     definitions = build_definitions(resources)
     from dagster import instance_for_test
 
-    with instance_for_test() as instance:   # a schedule's context reopens its instance by reference
+    # A schedule's context reopens its instance by reference and enters it; each context is closed
+    # here (``with``), else the reopened instance stays Dagster's current one after it is gone and
+    # a later definitions load in this process fails ("undefined DagsterInstance weakref").
+    with instance_for_test() as instance:
         sensor = definitions.resolve_sensor_def("register_sources")
-        result = sensor(build_sensor_context(instance=instance, resources=resources))
+        with build_sensor_context(instance=instance, resources=resources) as context:
+            result = sensor(context)
         assert [r.partition_keys for r in result.dynamic_partitions_requests] == [["board-a"]]
         schedule = definitions.resolve_schedule_def("nightly_ingest")
         tick = datetime(2026, 3, 2, 2, 0, tzinfo=timezone.utc)
-        requests = list(schedule(build_schedule_context(instance=instance, resources=resources,
-                                                        scheduled_execution_time=tick)))
+        with build_schedule_context(instance=instance, resources=resources,
+                                    scheduled_execution_time=tick) as context:
+            requests = list(schedule(context))
         assert [r.tags["jobpipe/source"] for r in requests] == ["board-a"]
         assert [r.partition_key for r in requests] == [partition_key("board-a", date(2026, 3, 2))]
         assert instance.get_dynamic_partitions("sources") == ["board-a"]
