@@ -15,17 +15,25 @@ install: $(STAMP)
 APT_PACKAGES := redis-server chromium fonts-noto-cjk
 
 ## system-packages: install APT_PACKAGES that are missing (needs root; otherwise says so and the tests that need them skip)
+# Its output goes to stderr, like the installer's, so `make mcp`'s stdout stays the protocol stream.
 system-packages:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
-	if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	else echo "not root: install$$missing yourself (apt-get install$$missing); tests needing them are skipped"; fi
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Debian packages:$$missing" >&2; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; } >&2 \
+	    || echo "could not install$$missing: the tests that need them will skip" >&2; \
+	else echo "not root or no apt-get: install$$missing yourself (apt-get install$$missing); the tests that need them skip" >&2; fi
 
+# Installer output goes to stderr, so a target whose stdout is a protocol stream (`make mcp`)
+# stays clean even on the run that installs.
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,celery]'
-	touch $(STAMP)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV) >&2
+	@$(BIN)/python -m pip install --quiet --upgrade pip >&2
+	@$(BIN)/python -m pip install --quiet -e '.[test,celery]' >&2
+	@touch $(STAMP)
 
 ## run: materialize the whole graph once on the bundled demo, print the summary and a sample search
 run: $(STAMP)
@@ -52,8 +60,10 @@ ui: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/jobpipe serve
 
-mcp: $(STAMP)
-	$(BIN)/jobpipe mcp
+## mcp: the MCP server on stdio (stdout carries only the protocol: no echoed command, installs on stderr)
+mcp:
+	@$(MAKE) --no-print-directory -s install >&2
+	@$(BIN)/jobpipe mcp
 
 ## schema: regenerate sql/schema.sql (the current schema) from a freshly migrated database
 schema: $(STAMP)

@@ -13,6 +13,7 @@ As a library, one call runs a night's pipeline in-process (no Dagster instance):
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from jobpipe.models import NormalizedPosting, PostingFields, RawPosting, Salary
@@ -21,7 +22,11 @@ if TYPE_CHECKING:
     from jobpipe.pipeline.summary import RunError, RunSummary, SourceSummary
     from jobpipe.pipeline.sync import sync
 
-__version__ = "0.1.0"
+try:  # the one declaration is pyproject.toml's
+    __version__ = version("jobpipe")
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
 
 #: Imported on first use: the pipeline pulls in pandas, pandera and psycopg (~1.3 s measured),
 #: which ``import jobpipe`` (0.08 s) and the CLI's other commands should not pay.

@@ -400,9 +400,10 @@ def cmd_ui(args: argparse.Namespace) -> int:
     demo = None
     if get_settings().sources_file.resolve() == DEMO_SOURCES_FILE.resolve():
         from jobpipe.demo import DemoServer
+        from jobpipe.demo.server import demo_port
 
-        demo = DemoServer(port=args.demo_port if args.demo_port is not None else get_settings().demo_port)
-        demo.start()
+        demo = DemoServer(port=args.demo_port if args.demo_port is not None else demo_port()).start(
+            fallback_to_free_port=True)
         os.environ["JOBPIPE_DEMO_URL"] = demo.url
         print(f"demo boards served at {demo.url}", file=sys.stderr)
     cmd = [sys.executable, "-m", "dagster", "dev", "-h", args.host, "-p", str(args.port),
@@ -495,7 +496,10 @@ def cmd_sources_check(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
+    from jobpipe import __version__
+
     parser = argparse.ArgumentParser(prog="jobpipe", description="The data pipeline behind job-matching agents.")
+    parser.add_argument("--version", action="version", version=f"jobpipe {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("run", help="materialize the whole graph once and print a summary")
@@ -590,16 +594,46 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _database_problem(exc: BaseException) -> str | None:
+    """One line for a database that cannot be reached or used, or None when ``exc`` is not that.
+
+    A wrong ``JOBPIPE_DATABASE_URL`` (malformed, wrong host or port, wrong password, no such
+    database) used to end in a psycopg traceback; the operator needs the URL (without its
+    password), what the server said and where the setting lives.
+    """
+    import psycopg
+
+    from jobpipe.db import DatabaseSetupError, MigrationError
+    from jobpipe.db.connection import redacted_url
+
+    if isinstance(exc, (DatabaseSetupError, MigrationError)):
+        return f"jobpipe: {exc}"
+    if not isinstance(exc, (psycopg.OperationalError, psycopg.ProgrammingError, psycopg.InterfaceError)):
+        return None
+    if isinstance(exc, psycopg.ProgrammingError) and "connection info" not in str(exc) \
+            and "invalid dsn" not in str(exc).lower() and "URI" not in str(exc):
+        return None
+    from jobpipe.config import get_settings
+
+    settings = get_settings()
+    where = ("JOBPIPE_DATABASE_URL=" + redacted_url(settings.database_url)) if settings.database_url \
+        else f"the embedded server in {settings.home}"
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return f"jobpipe: cannot use the database ({where}): {reason}"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except ValueError as exc:
+    except Exception as exc:
         from jobpipe.config import SettingsError   # here: the CLI imports its modules lazily (start-up time)
 
-        if not isinstance(exc, SettingsError):
+        # one line naming the variable or the database, not a traceback
+        line = f"jobpipe: {exc}" if isinstance(exc, SettingsError) else _database_problem(exc)
+        if line is None:
             raise
-        print(f"jobpipe: {exc}", file=sys.stderr)   # one line naming the variable, not a traceback
+        print(line, file=sys.stderr)
         return 2
 
 

@@ -29,7 +29,8 @@ def database_name(url: str) -> str:
     return urlsplit(url).path.lstrip("/") or "postgres"
 
 
-def _redacted(url: str) -> str:
+def redacted_url(url: str) -> str:
+    """``url`` without its password and query (safe to print)."""
     parts = urlsplit(url)
     netloc = parts.netloc.rsplit("@", 1)[-1]
     user = parts.username
@@ -90,7 +91,7 @@ def ensure_database(url: str) -> None:
         pass
     except (psycopg.errors.InsufficientPrivilege, psycopg.OperationalError) as exc:
         raise DatabaseSetupError(
-            f"database {name!r} does not exist at {_redacted(url)} and this login cannot create it "
+            f"database {name!r} does not exist at {redacted_url(url)} and this login cannot create it "
             f"({str(exc).strip().splitlines()[0]}). Ask an administrator to run: CREATE DATABASE \"{name}\" OWNER "
             f"\"{urlsplit(url).username or 'your_login'}\"; or point the setting at an existing database."
         ) from exc

@@ -17,6 +17,7 @@ Every 200 carries a strong ``ETag`` and a fixed ``Last-Modified``; ``If-None-Mat
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import json
 import os
@@ -218,6 +219,13 @@ class _Server(ThreadingHTTPServer):
             self.requests.append(entry)
 
 
+def demo_port() -> int:
+    """The demo's port (``JOBPIPE_DEMO_PORT``, default 8765: ``make run``, ``make ui``)."""
+    from jobpipe.config import get_settings
+
+    return get_settings().demo_port
+
+
 class DemoServer:
     """The demo sources on 127.0.0.1, in a background thread.
 
@@ -233,6 +241,8 @@ class DemoServer:
         self.verbose = verbose
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        #: True when the asked-for port was taken and a free one was used instead.
+        self.moved = False
 
     @property
     def url(self) -> str:
@@ -249,10 +259,23 @@ class DemoServer:
         with self._server._lock:
             return list(self._server.requests)
 
-    def start(self) -> DemoServer:
+    def start(self, *, fallback_to_free_port: bool = False) -> DemoServer:
+        """Serve in a background thread.
+
+        ``fallback_to_free_port``: when ``port`` is taken, serve on a free one instead of
+        failing (``moved`` is then True). ``make run`` asks for a stable port because the
+        boards' addresses are part of each source's configuration: on the same port a second
+        run sends conditional requests from the first run's cache; on another it starts afresh.
+        """
         if self._server is not None:
             return self
-        self._server = _Server((self.host, self.port), DemoRoutes(self.data_dir), self.verbose)
+        try:
+            self._server = _Server((self.host, self.port), DemoRoutes(self.data_dir), self.verbose)
+        except OSError as exc:
+            if not fallback_to_free_port or self.port == 0 or exc.errno != errno.EADDRINUSE:
+                raise
+            self._server = _Server((self.host, 0), DemoRoutes(self.data_dir), self.verbose)
+            self.moved = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.2},
                                         name="jobpipe-demo-server", daemon=True)
         self._thread.start()
@@ -278,7 +301,7 @@ class DemoServer:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Serve the jobpipe demo sources on 127.0.0.1.")
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=int, default=demo_port())
     parser.add_argument("--quiet", action="store_true", help="do not log requests")
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))   # stop cleanly when terminated
@@ -310,10 +333,15 @@ def demo_boards(sources_file: str | os.PathLike[str], say: Callable[[str], None]
         yield
         return
     previous = os.environ.get(DEMO_URL_ENV)
-    with DemoServer() as demo:
+    # A stable port: the boards' addresses are part of each demo source's configuration, so only
+    # on the same port does a second run send conditional requests from the first run's cache.
+    port = demo_port()
+    with DemoServer(port=port).start(fallback_to_free_port=True) as demo:
         os.environ[DEMO_URL_ENV] = demo.url
         if say is not None:
-            say(f"demo boards served at {demo.url}")
+            say(f"demo boards served at {demo.url}" + (
+                f" (port {port} was taken: this run cannot reuse the last run's conditional requests)"
+                if demo.moved else ""))
         try:
             yield
         finally:
