@@ -35,6 +35,11 @@ _DAGSTER_ENV = ("DAGSTER_HOME", "JOBPIPE_DAGSTER_DATABASE_URL", "JOBPIPE_DAGSTER
 #: The environment the suite was started with: what "the operator's instance" is resolved from.
 OPERATOR_ENV = {k: os.environ.get(k) for k in ("JOBPIPE_HOME", "JOBPIPE_DATABASE_URL", *_DAGSTER_ENV)}
 
+# The daily partitions start at the deployment's first fetch, read when the definitions are
+# imported, which happens at collection, before the session's database exists: a fixed start
+# keeps collection away from any database (tests of the rule call partitions_start() themselves).
+os.environ.setdefault("JOBPIPE_PARTITIONS_START", "2026-01-01")
+
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 #: Figures tests measure while they run (case counts, sizes), printed after the session.

@@ -20,7 +20,15 @@ from jobpipe.normalize import NotNormalizedError, normalize_fetch
 from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError
 from jobpipe.pipeline.locking import locked, source_lock
 from jobpipe.pipeline.report import Report
-from jobpipe.sources import SourceConfig, SourceFetchError, fetch_run, record_fetch, run_source
+from jobpipe.sources import (
+    SourceConfig,
+    SourceFetchError,
+    describe_days,
+    fetch_run,
+    record_fetch,
+    replayable_days,
+    run_source,
+)
 from jobpipe.sources.fetch import dedupe_postings
 from jobpipe.sources.kinds._common import as_text
 from jobpipe.sources.kinds.file import mapped_row
@@ -100,10 +108,11 @@ def replay_day(conn: psycopg.Connection, source: str, day: date) -> FetchOutcome
     (and only inside the snapshot retention window, ``JOBPIPE_SNAPSHOT_RETENTION_DAYS``)."""
     run = fetch_run(conn, source, day)
     if run is None:
+        days = describe_days(replayable_days(conn, source))
         raise NoSnapshotError(f"no raw snapshot of source {source!r} for {day}: past days are "
                               "replayed from stored payloads and cannot be fetched again (snapshot history "
-                              "is kept for JOBPIPE_SNAPSHOT_RETENTION_DAYS days)", source=source,
-                              day=day.isoformat())
+                              f"is kept for JOBPIPE_SNAPSHOT_RETENTION_DAYS days); days of {source!r} that can be "
+                              f"replayed: {days}", source=source, day=day.isoformat(), replayable_days=days)
     quarantined = conn.execute("SELECT quarantined FROM fetch_runs WHERE fetch_id = %s", (run.fetch_id,)).fetchone()
     return FetchOutcome(fetch_id=run.fetch_id, fetched=run.postings_seen, complete=run.complete,
                         replayed=True, quarantined=quarantined[0] if quarantined else 0)

@@ -15,11 +15,23 @@ from jobpipe.sources.fetch import fetch_source
 from jobpipe.sources.http import PoliteClient
 from jobpipe.sources.result import FetchResult
 from jobpipe.sources.retention import PrunedSnapshots, prune_snapshots
-from jobpipe.sources.snapshots import (FetchRun, FetchSummary, Snapshot, fetch_run, load_fetch_state, load_snapshot,
-                                      record_fetch, run_source)
+from jobpipe.sources.snapshots import (
+    FetchRun,
+    FetchSummary,
+    Snapshot,
+    describe_days,
+    fetch_run,
+    first_fetch_day,
+    load_fetch_state,
+    load_snapshot,
+    record_fetch,
+    replayable_days,
+    run_source,
+)
 
 __all__ = [
-    "FetchError", "FetchResult", "FetchRun", "FetchSummary", "PrunedSnapshots", "fetch_run", "prune_snapshots", "HttpError", "PoliteClient", "RobotsDisallowed", "Snapshot",
-    "SourceConfig", "SourceFetchError", "SourcesFileError", "extract", "fetch_source", "load_fetch_state",
-    "load_snapshot", "load_sources", "record_fetch", "run_source",
+    "FetchError", "FetchResult", "FetchRun", "FetchSummary", "HttpError", "PoliteClient", "PrunedSnapshots",
+    "RobotsDisallowed", "Snapshot", "SourceConfig", "SourceFetchError", "SourcesFileError", "describe_days",
+    "extract", "fetch_run", "fetch_source", "first_fetch_day", "load_fetch_state", "load_snapshot", "load_sources",
+    "prune_snapshots", "record_fetch", "replayable_days", "run_source",
 ]

@@ -458,6 +458,44 @@ def load_snapshot(conn: psycopg.Connection, source_name: str, partition_date: da
                     error=row[1], started_at=run.started_at, items=items, quarantined=row[2])
 
 
+def first_fetch_day(conn: psycopg.Connection) -> date | None:
+    """The first partition day anything was fetched for (None before the first fetch)."""
+    return conn.execute("SELECT min(partition_date) FROM fetch_runs").fetchone()[0]
+
+
+def replayable_days(conn: psycopg.Connection, source_name: str) -> list[date]:
+    """The days of ``source_name`` whose latest fetch run stored a listing (its error is NULL).
+
+    These are the days a backfill can replay; the others were never fetched, or failed.
+    """
+    return [day for (day,) in conn.execute(
+        """SELECT partition_date FROM (
+               SELECT DISTINCT ON (partition_date) partition_date, error FROM fetch_runs
+               WHERE source = %s ORDER BY partition_date, fetch_id DESC) latest
+           WHERE error IS NULL ORDER BY partition_date""", (source_name,))]
+
+
+def describe_days(days: list[date], *, limit: int = 6) -> str:
+    """``days`` as ranges, oldest first: '2026-11-20 to 2026-11-28, 2026-11-30 (10 days)'.
+
+    Past ``limit`` ranges only the newest are listed: '40 days in 9 ranges, the newest: ...'.
+    """
+    if not days:
+        return "none"
+    ranges: list[list[date]] = []
+    for day in sorted(set(days)):
+        if ranges and (day - ranges[-1][1]).days == 1:
+            ranges[-1][1] = day
+        else:
+            ranges.append([day, day])
+    text = [a.isoformat() if a == b else f"{a.isoformat()} to {b.isoformat()}" for a, b in ranges]
+    count = len(set(days))
+    plural = "s" if count != 1 else ""
+    if len(text) > limit:
+        return f"{count} day{plural} in {len(text)} ranges, the newest: " + ", ".join(text[-limit:])
+    return ", ".join(text) + f" ({count} day{plural})"
+
+
 def run_source(conn: psycopg.Connection, config: SourceConfig, partition_date: date | str, *,
                client: PoliteClient | None = None, dagster_run_id: str | None = None) -> FetchSummary:
     """Fetch a source and record the run; raise :class:`SourceFetchError` if it failed.
