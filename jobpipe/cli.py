@@ -494,6 +494,53 @@ def cmd_sources_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sources_accept_close(args: argparse.Namespace) -> int:
+    from jobpipe.config import get_settings
+    from jobpipe.db import connect, ready_url
+    from jobpipe.store.operations import accept_close, withdraw_acceptance
+
+    settings = get_settings()
+    with connect(ready_url()) as conn:
+        known = {r[0] for r in conn.execute("SELECT DISTINCT source FROM fetch_runs")}
+        if args.name not in known:
+            print(f"jobpipe: no source {args.name!r} has been fetched in this database "
+                  f"(known: {', '.join(sorted(known)) or 'none'})", file=sys.stderr)
+            return 2
+        if args.withdraw:
+            withdrawn = withdraw_acceptance(conn, args.name)
+            print(f"{args.name}: acceptance withdrawn" if withdrawn else f"{args.name}: nothing was accepted")
+            return 0
+        accepted = accept_close(conn, args.name, args.note)
+        last = conn.execute("SELECT would_close, close_refused, partition_date FROM source_days WHERE source = %s "
+                            "ORDER BY partition_date DESC LIMIT 1", (args.name,)).fetchone()
+    pending = (f"; its last run ({last[2]}) would have closed {last[0]}" if last and last[1] else "")
+    print(f"{args.name}: accepted at {accepted.accepted_at.isoformat(timespec='seconds')}: the next confirmed "
+          f"listing may close past the close guard ({settings.close_guard_share:.0%} unless the sources file "
+          f"says otherwise), once{pending}")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from jobpipe.config import get_settings
+    from jobpipe.db import connect, ready_url
+    from jobpipe.sources import SourcesFileError, load_sources
+    from jobpipe.status import format_status, source_status
+
+    settings = get_settings()
+    try:
+        configs = load_sources(args.sources or settings.sources_file)
+    except SourcesFileError as exc:
+        _print_sources_problems(exc)
+        return 2
+    with connect(ready_url()) as conn:
+        rows = source_status(conn, configs, default_freshness_hours=settings.freshness_hours)
+    if args.json:
+        _print_json({"ok": not any(r.failing for r in rows), "sources": [r.to_json() for r in rows]})
+    else:
+        print(format_status(rows))
+    return 1 if any(r.failing for r in rows) else 0
+
+
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     from jobpipe import __version__
@@ -591,6 +638,16 @@ def build_parser() -> argparse.ArgumentParser:
     check = src_sub.add_parser("check", help="validate a sources file without fetching anything")
     check.add_argument("file", nargs="?", type=Path)
     check.set_defaults(func=cmd_sources_check)
+    accept = src_sub.add_parser("accept-close", help="let the next run of a source close past the close guard, once")
+    accept.add_argument("name", help="the source whose mass close is real")
+    accept.add_argument("--note", help="why (kept with the acceptance)")
+    accept.add_argument("--withdraw", action="store_true", help="take a pending acceptance back")
+    accept.set_defaults(func=cmd_sources_accept_close)
+
+    p = sub.add_parser("status", help="per source: last run, outcome and counts, freshness, failing checks")
+    p.add_argument("--sources", type=Path, help="sources file (default: JOBPIPE_SOURCES or the bundled demo)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_status)
     return parser
 
 

@@ -39,6 +39,9 @@ OPERATOR_ENV = {k: os.environ.get(k) for k in ("JOBPIPE_HOME", "JOBPIPE_DATABASE
 # imported, which happens at collection, before the session's database exists: a fixed start
 # keeps collection away from any database (tests of the rule call partitions_start() themselves).
 os.environ.setdefault("JOBPIPE_PARTITIONS_START", "2026-01-01")
+# No step retries unless a test asks for them: a test's failing source fails at once.
+os.environ.setdefault("JOBPIPE_STEP_RETRIES", "0")
+os.environ.setdefault("JOBPIPE_RETRY_DELAY_SECONDS", "0")
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 

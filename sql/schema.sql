@@ -168,6 +168,16 @@ COMMENT ON COLUMN public.candidates.resume_text IS 'The resume text with contact
 COMMENT ON COLUMN public.candidates.content_hash IS 'sha256 of embedding_text: the vector is stale when it differs.';
 
 --
+-- Name: close_acceptances; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.close_acceptances (
+    source text NOT NULL,
+    accepted_at timestamp with time zone DEFAULT now() NOT NULL,
+    note text
+);
+
+--
 -- Name: embedding_models; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -644,6 +654,29 @@ CREATE SEQUENCE public.serving_snapshots_snapshot_id_seq
 ALTER SEQUENCE public.serving_snapshots_snapshot_id_seq OWNED BY public.serving_snapshots.snapshot_id;
 
 --
+-- Name: source_days; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.source_days (
+    source text NOT NULL,
+    partition_date date NOT NULL,
+    normalized_at timestamp with time zone,
+    passed integer,
+    rejected integer,
+    reject_rate double precision,
+    curated_at timestamp with time zone,
+    inserted integer,
+    updated integer,
+    unchanged integer,
+    closed integer,
+    would_close integer,
+    close_refused boolean DEFAULT false NOT NULL,
+    close_reason text,
+    problems jsonb DEFAULT '{}'::jsonb NOT NULL,
+    dagster_run_id text
+);
+
+--
 -- Name: fetch_runs fetch_id; Type: DEFAULT; Schema: public; Owner: -
 --
 
@@ -714,6 +747,13 @@ ALTER TABLE ONLY public.candidate_quarantine
 
 ALTER TABLE ONLY public.candidates
     ADD CONSTRAINT candidates_pkey PRIMARY KEY (candidate_id);
+
+--
+-- Name: close_acceptances close_acceptances_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.close_acceptances
+    ADD CONSTRAINT close_acceptances_pkey PRIMARY KEY (source);
 
 --
 -- Name: embedding_models embedding_models_pkey; Type: CONSTRAINT; Schema: public; Owner: -
@@ -847,6 +887,13 @@ ALTER TABLE ONLY public.service_logins
 
 ALTER TABLE ONLY public.serving_snapshots
     ADD CONSTRAINT serving_snapshots_pkey PRIMARY KEY (snapshot_id);
+
+--
+-- Name: source_days source_days_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.source_days
+    ADD CONSTRAINT source_days_pkey PRIMARY KEY (source, partition_date);
 
 --
 -- Name: candidate_matches_job; Type: INDEX; Schema: public; Owner: -

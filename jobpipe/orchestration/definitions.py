@@ -35,6 +35,7 @@ from jobpipe.orchestration.assets.ingest import curated_jobs, normalized_posting
 from jobpipe.orchestration.assets.retention import snapshot_retention
 from jobpipe.orchestration.assets.vectors import job_embeddings, serving_jobs, vector_index
 from jobpipe.orchestration.executor import build_executor
+from jobpipe.orchestration.freshness import source_freshness, sources_fresh
 from jobpipe.orchestration.partitions import SOURCES_PARTITION, partition_key
 from jobpipe.orchestration.resources import PipelineSettingsResource, SourcesResource, build_resources
 
@@ -127,9 +128,10 @@ def build_definitions(resources: dict[str, ConfigurableResource] | None = None) 
     """The code location with ``resources`` (default: :func:`build_resources` from the environment now)."""
     return Definitions(
         assets=ASSETS,
+        asset_checks=[sources_fresh],
         jobs=[ingest_job, index_job, candidates_job],
         schedules=[nightly_ingest],
-        sensors=[register_sources, candidates_folder, automation],
+        sensors=[register_sources, candidates_folder, automation, source_freshness],
         resources=resources if resources is not None else build_resources(),
         executor=build_executor(),   # JOBPIPE_EXECUTOR: multiprocess (default), in_process or celery
     )

@@ -14,7 +14,11 @@ R = TypeVar("R", bound=Report)
 
 def stage_failure(exc: StageError) -> Failure:
     """The Dagster failure for a stage error: its message as the description the UI shows."""
-    return Failure(description=str(exc), metadata={k: v for k, v in exc.details.items() if v is not None})
+    from jobpipe.pipeline.errors import NoSnapshotError
+
+    # A past day without a snapshot stays without one: retrying it cannot help.
+    return Failure(description=str(exc), metadata={k: v for k, v in exc.details.items() if v is not None},
+                   allow_retries=not isinstance(exc, NoSnapshotError))
 
 
 def read_outcome(result: ExecuteInProcessResult, asset: str, kind: type[R]) -> R | None:

@@ -26,13 +26,19 @@ log = logging.getLogger(__name__)
 
 
 def partitions_start() -> date:
-    """The first daily partition: ``JOBPIPE_PARTITIONS_START``, else the first fetch, else today.
+    """The first daily partition: the days a backfill can replay, not a fixed calendar.
 
-    Read when the code location loads (a long-lived code server keeps it until reloaded; a day
-    fetched later than that is never earlier than it). Reading the first fetch may start the
-    embedded server, as any run would; a database that cannot be read gives today, with a
-    warning, so the UI still loads.
+    ``JOBPIPE_PARTITIONS_START`` when set; otherwise the deployment's first fetch, but no more
+    than the snapshot retention window back (``JOBPIPE_SNAPSHOT_RETENTION_DAYS``, 30): a day
+    whose fetch runs were pruned cannot be replayed, and every day shown costs the UI and the
+    daemon work for each source (bench/bench_partitions.py). Before any fetch: today.
+
+    Read when the code location loads (a long-lived code server keeps it until reloaded).
+    Reading the first fetch may start the embedded server, as any run would; a database that
+    cannot be read gives today, with a warning, so the UI still loads.
     """
+    from datetime import timedelta
+
     from jobpipe.config import get_settings
 
     settings = get_settings()
@@ -51,7 +57,10 @@ def partitions_start() -> date:
             log.warning("daily partitions start today: the first fetch could not be read (%s)",
                         " ".join(str(exc).split()))
         first = None
-    return min(first, today()) if first else today()
+    now = today()
+    if first is None or first > now:
+        return now
+    return max(first, now - timedelta(days=max(settings.replay_days, 1) - 1))
 
 
 source_partitions = DynamicPartitionsDefinition(name=SOURCES_PARTITION)

@@ -35,6 +35,7 @@ from jobpipe.sources.kinds.file import mapped_row
 from jobpipe.sources.payloads import payload_json
 from jobpipe.sources.result import FetchResult, Quarantined
 from jobpipe.store import curate_fetch
+from jobpipe.store.operations import record_curated, record_normalized
 
 
 #: The checks a source's day can fail; the Dagster asset checks carry these names.
@@ -88,15 +89,22 @@ def _fetched(summary: Any) -> FetchOutcome:
 
 
 def fetch_day(conn: psycopg.Connection, config: SourceConfig, day: date, *,
-              run_id: str | None = None) -> FetchOutcome:
+              run_id: str | None = None, slots_url: str | None = None) -> FetchOutcome:
     """Fetch ``config`` over HTTP (politely, conditionally) and store the run as ``day``'s snapshot.
 
-    A failed fetch is recorded (``fetch_runs.error``) before :class:`SourceFailedError` is raised.
-    A source another run is working on raises :class:`StageBusyError` before anything is fetched.
+    With ``slots_url`` (the database's URL) the fetch holds one of the host's
+    ``JOBPIPE_HOST_CONCURRENCY`` slots meanwhile (``jobpipe.sources.hostslots``). A failed fetch
+    is recorded (``fetch_runs.error``) before :class:`SourceFailedError` is raised. A source
+    another run is working on raises :class:`StageBusyError` before anything is fetched.
     """
+    from jobpipe.config import get_settings
+    from jobpipe.sources.hostslots import host_slot, source_host
+
+    host = source_host(config) if slots_url else None
     with locked(conn, source_lock(config.name), stage="fetch", run_id=run_id):
         try:
-            summary = run_source(conn, config, day, dagster_run_id=run_id)
+            with host_slot(slots_url or "", host, get_settings().host_concurrency):
+                summary = run_source(conn, config, day, dagster_run_id=run_id)
         except SourceFetchError as exc:
             raise SourceFailedError(f"source {config.name!r} failed: {exc}", source=config.name,
                                     error=str(exc)) from exc
@@ -119,7 +127,7 @@ def replay_day(conn: psycopg.Connection, source: str, day: date) -> FetchOutcome
 
 
 def ingest_day(conn: psycopg.Connection, source: str, day: date, *, config: Callable[[str], SourceConfig],
-               run_id: str | None = None, today: date | None = None) -> FetchOutcome:
+               run_id: str | None = None, today: date | None = None, slots_url: str | None = None) -> FetchOutcome:
     """Today's day is fetched; a past day is replayed (the web no longer shows that day).
 
     ``config`` looks a source up by name; it is only called for a fetch, so a source removed
@@ -127,7 +135,7 @@ def ingest_day(conn: psycopg.Connection, source: str, day: date, *, config: Call
     """
     if day < (today or partition_today()):
         return replay_day(conn, source, day)
-    return fetch_day(conn, config(source), day, run_id=run_id)
+    return fetch_day(conn, config(source), day, run_id=run_id, slots_url=slots_url)
 
 
 #: What ``record_day`` accepts as one record: a posting as a source delivered it, or a plain mapping
@@ -213,6 +221,8 @@ class NormalizeOutcome(Report):
     postings: int = 0         # postings of the run
     rejected_postings: int = 0   # of those, quarantined by the normalizer
     normalizer_version: str = ""
+    #: above the threshold: one line naming the source, the share and what to do
+    problem: str = ""
 
     @property
     def within_threshold(self) -> bool:
@@ -239,10 +249,14 @@ def normalize_day(conn: psycopg.Connection, source: str, day: date, *, threshold
         for check in rejection.failed_checks:
             key = check.split(":")[0][:80]
             failed[key] = failed.get(key, 0) + 1
+    # the day's figures over every posting of the run (tonight's normalizer may have seen none)
+    problem = record_normalized(conn, source, day, passed=counts.listed - counts.rejected_listed,
+                                rejected=counts.rejected_listed, threshold=threshold, run_id=run_id)
     return NormalizeOutcome(passed=counts.passed, rejected=counts.rejected, reject_rate=round(counts.reject_rate, 4),
                             threshold=threshold, failed_checks=failed, normalized=counts.normalized,
                             rows_written=counts.written, mode=counts.mode, postings=counts.listed,
-                            rejected_postings=counts.rejected_listed, normalizer_version=counts.version)
+                            rejected_postings=counts.rejected_listed, normalizer_version=counts.version,
+                            problem=problem or "")
 
 
 @dataclass(frozen=True)
@@ -266,6 +280,10 @@ class CurateOutcome(Report):
     older: int = 0                # left alone: the store holds content observed later (a replay)
     expired: int = 0              # closed because their valid_through passed
     mode: str = ""                # "changes" | "full" (the source's first curated run)
+    open_before: int = 0          # the source's open postings before closing
+    accepted: bool = False        # an operator's accept-close lifted the guard for this close
+    #: a refused mass close: one line naming the source, the share and what to do
+    problem: str = ""
 
 
 def curate_day(conn: psycopg.Connection, source: str, day: date, *, max_share: float,
@@ -282,9 +300,16 @@ def curate_day(conn: psycopg.Connection, source: str, day: date, *, max_share: f
     try:
         with locked(conn, source_lock(source), stage="curate", run_id=run_id):
             counts = curate_fetch(conn, source, day, max_share=max_share)
+            closing = counts.closing
+            problem = record_curated(conn, source, day, inserted=counts.upsert.inserted,
+                                     updated=counts.upsert.updated, unchanged=counts.unchanged, closed=counts.closed,
+                                     would_close=closing.would_close if closing else 0,
+                                     refused=bool(closing and closing.refused),
+                                     reason=closing.reason if closing else None,
+                                     open_before=closing.open_before if closing else 0, max_share=max_share,
+                                     run_id=run_id)
     except NotNormalizedError as exc:
         raise NoSnapshotError(str(exc), source=source, day=day.isoformat()) from exc
-    closing = counts.closing
     return CurateOutcome(inserted=counts.upsert.inserted, updated=counts.upsert.updated, unchanged=counts.unchanged,
                          reopened=counts.upsert.reopened, terms_computed=counts.terms.computed,
                          terms_workers=counts.terms.workers, closed=counts.closed,
@@ -294,4 +319,5 @@ def curate_day(conn: psycopg.Connection, source: str, day: date, *, max_share: f
                          close_reason=(closing.reason if closing else "not the latest day's listing: nothing closed")
                          or "ok", max_share=max_share, considered=closing.considered if closing else False,
                          candidates=counts.candidates, older=counts.upsert.older, expired=counts.expired.closed,
-                         mode=counts.mode)
+                         mode=counts.mode, open_before=closing.open_before if closing else 0,
+                         accepted=bool(closing and closing.accepted), problem=problem or "")

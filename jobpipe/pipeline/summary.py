@@ -109,18 +109,20 @@ class SourceSummary:
     @property
     def problems(self) -> list[str]:
         """The day's ERROR checks that failed (reject rate, refused mass close): one line each,
-        naming the source, the share and what to do. These fail the run; WARN checks do not."""
+        naming the source, the share and what to do (``jobpipe.store.operations``). These fail the
+        run; WARN checks do not."""
+        from jobpipe.store.operations import close_guard_problem, reject_rate_problem
+
         lines = []
         n = self.normalize
         if n is not None and not n.within_threshold:
-            lines.append(f"source {self.name!r}: {n.reject_rate:.0%} of its postings were quarantined (threshold "
-                         f"{n.threshold:.0%}); see why in the quarantine (docs/sources.md) and fix the mapping "
-                         "or the source")
+            total, rejected = (n.postings, n.rejected_postings) if n.postings else (n.passed + n.rejected, n.rejected)
+            lines.append(n.problem or reject_rate_problem(self.name, rejected, total, n.threshold)
+                         or f"{self.name}: reject rate {n.reject_rate:.1%} above threshold {n.threshold:.0%}")
         c = self.curate
         if c is not None and c.close_refused:
-            lines.append(f"source {self.name!r}: the close guard refused to close {c.would_close} open postings "
-                         f"missing from its listing (more than {c.max_share:.0%} of them); nothing was closed. If "
-                         "they are really gone, run once with a higher JOBPIPE_CLOSE_GUARD_SHARE")
+            lines.append(c.problem or close_guard_problem(self.name, c.would_close, c.open_before or c.would_close,
+                                                          c.max_share))
         return lines
 
     def counts(self) -> dict[str, int]:
@@ -204,7 +206,7 @@ class RunSummary:
 
     @property
     def problems(self) -> list[str]:
-        """One line per failed stage, for :class:`RunError`."""
+        """One line per failed stage or failed ERROR check, for :class:`RunError` and stderr."""
         lines = []
         for name, s in self.sources.items():
             if s.error:
@@ -215,7 +217,8 @@ class RunSummary:
         return lines
 
     def raise_for_errors(self) -> RunSummary:
-        """Raise :class:`RunError` when a source or a whole-store stage failed; else return self."""
+        """Raise :class:`RunError` when a source or a whole-store stage or an ERROR check failed;
+        else return self."""
         if not self.ok:
             raise RunError(self.problems, self)
         return self
@@ -241,6 +244,7 @@ class RunSummary:
             "candidates": self.candidates.counts(),
             "retention": self.retention.as_metadata() if self.retention else {},
             "downstream_error": self.downstream_error,
+            "problems": self.problems,
             "seconds": round(self.seconds, 2),
         }
 

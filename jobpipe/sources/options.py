@@ -29,7 +29,8 @@ POSTING_FIELD_NAMES: tuple[str, ...] = (
 )
 
 #: Keys every source has; the rest of an entry is its kind's options.
-COMMON_KEYS: tuple[str, ...] = ("name", "kind", "enabled", "rate_limit", "robots")
+COMMON_KEYS: tuple[str, ...] = ("name", "kind", "enabled", "rate_limit", "robots", "close_guard_share",
+                                 "freshness_hours")
 
 
 def problem(message: str, key: str | None = None) -> PydanticCustomError:
@@ -70,6 +71,18 @@ def _number(value: Any) -> float:
         raise problem(f"expected a number, got {value!r}")
     if value <= 0:
         raise problem("must be a positive number of requests per second")
+    return float(value)
+
+
+def _share(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 1:
+        raise problem(f"expected a share of the open postings above 0 and at most 1 (e.g. 0.5), got {value!r}")
+    return float(value)
+
+
+def _hours(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise problem(f"expected a positive number of hours, got {value!r}")
     return float(value)
 
 
@@ -142,6 +155,8 @@ Url = Annotated[str, PlainValidator(_url)]
 Count = Annotated[int, PlainValidator(_count)]
 Rate = Annotated[float, PlainValidator(_number)]
 Flag = Annotated[bool, PlainValidator(_flag)]
+Share = Annotated[float, PlainValidator(_share)]
+Hours = Annotated[float, PlainValidator(_hours)]
 Regex = Annotated[str, PlainValidator(_regex)]
 Selector = Annotated[str, PlainValidator(check_selector)]
 Encoding = Annotated[str, PlainValidator(_encoding)]
@@ -161,6 +176,11 @@ class SourceConfig(BaseModel):
     enabled: Flag = True
     rate_limit: Rate = 1.0
     robots: Flag = True
+    #: the close guard of this source (None: JOBPIPE_CLOSE_GUARD_SHARE): the largest share of its
+    #: open postings one listing may close; 1 lets any listing close everything it no longer lists
+    close_guard_share: Share | None = None
+    #: hours after its last successful fetch that the source counts as stale (None: JOBPIPE_FRESHNESS_HOURS)
+    freshness_hours: Hours | None = None
 
     @property
     def options(self) -> dict[str, Any]:

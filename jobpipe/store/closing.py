@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import psycopg
@@ -96,6 +96,7 @@ class CloseResult:
     open_before: int = 0
     confirmed: bool = True   # False: the listing was not trusted to close anything
     considered: bool = True  # False: not the latest day's listing (a replay or backfill)
+    accepted: bool = False   # an operator's accept-close lifted the guard for this close
 
     def as_metadata(self) -> dict[str, object]:
         return {"closed": self.closed, "would_close": self.would_close, "refused": self.refused,
@@ -162,15 +163,28 @@ def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, 
     open_before = conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
                                (source,)).fetchone()[0]  # type: ignore[index]
     would_close = conn.execute("SELECT count(*) " + _NOT_LISTED, params).fetchone()[0]  # type: ignore[index]
-    decision = close_decision(verdict, would_close=would_close, open_before=open_before, max_share=max_share,
-                              source=source)
+    from jobpipe.store.operations import consume_acceptance, pending_acceptance
+
+    # An operator's accept-close lifts the guard for this one confirmed listing, then is used up
+    # (in the close's own transaction: a crash between the two neither loses nor repeats it).
+    accepted = pending_acceptance(conn, source) if verdict.confirmed else None
+    decision = close_decision(verdict, would_close=would_close, open_before=open_before,
+                              max_share=1.0 if accepted else max_share, source=source)
     closed = 0
     if decision.close:
         closed = conn.execute("UPDATE jobs j SET closed_at = now() " + _NOT_LISTED.split("FROM jobs j", 1)[1],
                               params).rowcount
+        if accepted is not None:
+            consume_acceptance(conn, source)
     if not conn.autocommit:
         conn.commit()
     result = CloseResult(closed, would_close, decision.refused, decision.reason, open_before, verdict.confirmed)
+    if accepted is not None and decision.close:
+        at = accepted.accepted_at.isoformat(timespec="seconds")
+        log.warning("source %r: closed %d of %d open postings as accepted at %s", source, closed, open_before, at)
+        result = replace(result, accepted=True,
+                         reason=f"closed {closed} of {open_before} open postings past the close guard "
+                                f"({max_share:.0%}): accepted by `jobpipe sources accept-close` at {at}")
     if not verdict.confirmed:
         log.warning("source %r: %s", source, result.reason)
     return result

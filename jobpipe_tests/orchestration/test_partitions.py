@@ -37,6 +37,14 @@ def test_start_is_the_first_fetch_or_today(db: psycopg.Connection, monkeypatch: 
     assert partitions_start() == first
 
 
+def test_start_goes_no_further_back_than_the_retention_window(db: psycopg.Connection,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JOBPIPE_PARTITIONS_START", raising=False)
+    monkeypatch.setenv("JOBPIPE_SNAPSHOT_RETENTION_DAYS", "7")
+    _fetch(db, "a", today() - timedelta(days=400))
+    assert partitions_start() == today() - timedelta(days=6)   # 7 days can be replayed, today included
+
+
 def test_unreadable_database_gives_today(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.delenv("JOBPIPE_PARTITIONS_START", raising=False)
     monkeypatch.setenv("JOBPIPE_DATABASE_URL", "postgresql://nobody@127.0.0.1:1/none")

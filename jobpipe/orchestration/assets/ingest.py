@@ -8,7 +8,10 @@ from dagster import (
     AssetCheckSeverity,
     AssetCheckSpec,
     AssetExecutionContext,
+    Backoff,
+    Jitter,
     MaterializeResult,
+    RetryPolicy,
     asset,
 )
 
@@ -29,7 +32,30 @@ from jobpipe.pipeline.ingest import (
 GROUP = "ingest"
 
 
-@asset(partitions_def=source_day_partitions, group_name=GROUP, kinds={"python", "postgres"}, owners=OWNERS)
+def _retry_policy() -> RetryPolicy:
+    """Transient failures heal: a board's outage, a dropped database connection. The stages are
+    idempotent (each reads what the previous one stored), so a retry redoes exactly the step."""
+    from jobpipe.config import get_settings
+
+    settings = get_settings()
+    return RetryPolicy(max_retries=settings.step_retries, delay=settings.retry_delay_seconds,
+                       backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS)
+
+
+RETRY = _retry_policy()
+
+
+def _close_guard_share(sources: SourcesResource, source: str, default: float) -> float:
+    """The source's own close_guard_share from the sources file, else the deployment's."""
+    try:
+        own = sources.get(source).close_guard_share
+    except KeyError:           # a replay of a source since removed from the file
+        return default
+    return own if own is not None else default
+
+
+@asset(partitions_def=source_day_partitions, group_name=GROUP, kinds={"python", "postgres"}, owners=OWNERS,
+       retry_policy=RETRY)
 def raw_postings(
     context: AssetExecutionContext, postgres: PostgresResource, sources: SourcesResource
 ) -> MaterializeResult:
@@ -42,7 +68,9 @@ def raw_postings(
     source, day = split_key(context.partition_key)
     with postgres.connect() as conn:
         try:
-            outcome = ingest_day(conn, source, day, config=sources.get, run_id=context.run_id)
+            # slots_url: at most JOBPIPE_HOST_CONCURRENCY fetches of one host at once, across all runs
+            outcome = ingest_day(conn, source, day, config=sources.get, run_id=context.run_id,
+                                 slots_url=postgres.url())
         except StageError as exc:
             raise stage_failure(exc) from exc
     return MaterializeResult(metadata=outcome.as_metadata())
@@ -53,11 +81,13 @@ def raw_postings(
     deps=[raw_postings],
     group_name=GROUP,
     kinds={"python", "pandera", "postgres"},
+    owners=OWNERS,
+    retry_policy=RETRY,
     check_specs=[AssetCheckSpec(
         REJECT_RATE_CHECK, asset="normalized_postings",
-        description="Fails when more of the day's postings are quarantined than the reject-rate threshold "
-                    "allows: the source's site or its scraper probably changed.")],
-    owners=OWNERS,
+        description="Fails (ERROR: `jobpipe run` exits non-zero) when more of the day's postings are "
+                    "quarantined than JOBPIPE_REJECT_RATE_THRESHOLD (5%) allows: the source's site or its "
+                    "scraper probably changed.")],
 )
 def normalized_postings(
     context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
@@ -84,7 +114,7 @@ def normalized_postings(
                 passed=outcome.within_threshold,
                 severity=AssetCheckSeverity.ERROR,
                 metadata={"reject_rate": outcome.reject_rate, "threshold": threshold, "rejected": outcome.rejected},
-                description=outcome.summary,
+                description=outcome.problem or outcome.summary,
             )
         ],
     )
@@ -95,18 +125,21 @@ def normalized_postings(
     deps=[normalized_postings],
     group_name=GROUP,
     kinds={"python", "postgres"},
+    owners=OWNERS,
+    retry_policy=RETRY,
     check_specs=[
         AssetCheckSpec(CLOSE_GUARD_CHECK, asset="curated_jobs",
-                       description="Fails when the listing would close more than the close-guard share of the "
-                                   "source's open postings at once: nothing was closed."),
+                       description="Fails (ERROR) when the listing would close more than close_guard_share (30%) "
+                                   "of the source's open postings at once: nothing was closed. When the jobs are "
+                                   "really gone: `jobpipe sources accept-close NAME`, then run again."),
         AssetCheckSpec(LISTING_CHECK, asset="curated_jobs",
                        description="Warns when the listing was not trusted to say which postings are gone "
                                    "(incomplete, short or doubtful pages): nothing was closed."),
     ],
-    owners=OWNERS,
 )
 def curated_jobs(
-    context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource
+    context: AssetExecutionContext, postgres: PostgresResource, settings: PipelineSettingsResource,
+    sources: SourcesResource,
 ) -> MaterializeResult:
     """Upsert the day's normalized postings into ``jobs``, re-tokenize what changed, close what vanished.
 
@@ -117,7 +150,7 @@ def curated_jobs(
     source's open postings at once (``close_guard``).
     """
     source, day = split_key(context.partition_key)
-    max_share = settings.close_guard_share
+    max_share = _close_guard_share(sources, source, settings.close_guard_share)
     with postgres.connect() as conn:
         try:
             outcome = curate_day(conn, source, day, max_share=max_share, run_id=context.run_id)
@@ -132,8 +165,9 @@ def curated_jobs(
                 check_name=CLOSE_GUARD_CHECK,
                 passed=not outcome.close_refused,
                 severity=AssetCheckSeverity.ERROR,
-                metadata={"would_close": outcome.would_close, "max_share": max_share},
-                description=outcome.close_reason,
+                metadata={"would_close": outcome.would_close, "open_before": outcome.open_before,
+                          "max_share": max_share, "accepted": outcome.accepted},
+                description=outcome.problem or outcome.close_reason,
             ),
             AssetCheckResult(
                 check_name=LISTING_CHECK,
