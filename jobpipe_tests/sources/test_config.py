@@ -67,8 +67,8 @@ sources:
     ("{name: a, kind: monster, board: x}", f"source 'a': kind: unknown kind 'monster' (one of: {KINDS})"),
     ("{name: a, kind: greenhouse}", "source 'a': board: missing (required for kind 'greenhouse')"),
     ("{name: a, kind: lever, company: x, board: y}",
-     "source 'a': board: unknown option for kind 'lever' (allowed: base_url, company, company_name, enabled, "
-     "page_size, rate_limit, robots)"),
+     "source 'a': board: unknown option for kind 'lever' (allowed: base_url, close_guard_share, company, "
+     "company_name, enabled, freshness_hours, page_size, rate_limit, robots)"),
     ("{name: a, kind: html, start_url: 'https://x.example/', item_links: 'ul.jobs a', fields: {title: 'h1['}}",
      "source 'a': fields.title: invalid CSS selector 'h1[': Malformed attribute selector at position 2"),
     ("{name: a, kind: html, start_url: 'https://x.example/', item_links: 'ul >> a', fields: {title: h1}}",
@@ -145,8 +145,8 @@ sources:
         "source 'a': board: missing (required for kind 'greenhouse')",
         "source 'b': rate_limit: must be a positive number of requests per second",
         "source 'b': page_size: expected a positive whole number, got 0",
-        "source 'b': colour: unknown option for kind 'lever' (allowed: base_url, company, company_name, enabled, "
-        "page_size, rate_limit, robots)",
+        "source 'b': colour: unknown option for kind 'lever' (allowed: base_url, close_guard_share, company, "
+        "company_name, enabled, freshness_hours, page_size, rate_limit, robots)",
         f"source 'c': kind: unknown kind 'monster' (one of: {KINDS})",
         "source #4: name: missing (every source needs a unique name)",
         "source 'a': start_url: 'ftp://x' is not an http(s) URL",
