@@ -21,6 +21,13 @@ def stage_failure(exc: StageError) -> Failure:
                    allow_retries=not isinstance(exc, NoSnapshotError))
 
 
+def with_seconds(outcome: Report, started: float) -> dict[str, Any]:
+    """The outcome's metadata plus ``seconds``: how long the step took (shown on the asset's page)."""
+    import time
+
+    return {**outcome.as_metadata(), "seconds": round(time.monotonic() - started, 3)}
+
+
 def read_outcome(result: ExecuteInProcessResult, asset: str, kind: type[R]) -> R | None:
     """The stage result an asset of ``result`` reported (its latest materialization), or None."""
     materializations = result.asset_materializations_for_node(asset)

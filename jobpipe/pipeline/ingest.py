@@ -115,15 +115,20 @@ def replay_day(conn: psycopg.Connection, source: str, day: date) -> FetchOutcome
     """Confirm ``day`` has a stored snapshot of ``source``: past days are replayed, never refetched
     (and only inside the snapshot retention window, ``JOBPIPE_SNAPSHOT_RETENTION_DAYS``)."""
     run = fetch_run(conn, source, day)
-    if run is None:
+    row = conn.execute("SELECT quarantined, error FROM fetch_runs WHERE fetch_id = %s",
+                       (run.fetch_id,)).fetchone() if run is not None else None
+    if run is None or row is None or row[1]:
+        # A day whose fetch failed has no listing to replay (replaying it would report a failed
+        # night as a successful one, with whatever the source listed before).
         days = describe_days(replayable_days(conn, source))
-        raise NoSnapshotError(f"no raw snapshot of source {source!r} for {day}: past days are "
-                              "replayed from stored payloads and cannot be fetched again (snapshot history "
-                              f"is kept for JOBPIPE_SNAPSHOT_RETENTION_DAYS days); days of {source!r} that can be "
-                              f"replayed: {days}", source=source, day=day.isoformat(), replayable_days=days)
-    quarantined = conn.execute("SELECT quarantined FROM fetch_runs WHERE fetch_id = %s", (run.fetch_id,)).fetchone()
+        what = (f"the fetch of source {source!r} for {day} failed ({row[1]})" if row is not None
+                else f"no raw snapshot of source {source!r} for {day}")
+        raise NoSnapshotError(f"{what}: past days are replayed from stored payloads and cannot be fetched "
+                              "again (snapshot history is kept for JOBPIPE_SNAPSHOT_RETENTION_DAYS days); days of "
+                              f"{source!r} that can be replayed: {days}", source=source, day=day.isoformat(),
+                              replayable_days=days)
     return FetchOutcome(fetch_id=run.fetch_id, fetched=run.postings_seen, complete=run.complete,
-                        replayed=True, quarantined=quarantined[0] if quarantined else 0)
+                        replayed=True, quarantined=row[0])
 
 
 def ingest_day(conn: psycopg.Connection, source: str, day: date, *, config: Callable[[str], SourceConfig],

@@ -207,8 +207,8 @@ def test_eightfold_failing_second_page_keeps_the_first(server: FixtureServer, cl
     ({"kind": "eightfold", "domain": "acme.com", "base_url": "https://acme.eightfold.ai", "page_size": 11},
      "page_size: at most 10 for kind 'eightfold' (the API sends no more per request)"),
     ({"kind": "comeet", "company_uid": "A1.B2C", "token": "x", "board": "y"},
-     "board: unknown option for kind 'comeet' (allowed: base_url, company_name, company_uid, enabled, rate_limit, "
-     "robots, token)"),
+     "board: unknown option for kind 'comeet' (allowed: base_url, close_guard_share, company_name, company_uid, "
+     "enabled, freshness_hours, rate_limit, robots, token)"),
 ])
 def test_bad_options_name_the_source_and_the_key(entry: dict[str, object], message: str) -> None:
     with pytest.raises(SourcesFileError) as info:

@@ -3,6 +3,8 @@
 Thin wiring: each asset calls one stage of ``jobpipe.pipeline.ingest`` and reports its result.
 """
 
+import time
+
 from dagster import (
     AssetCheckResult,
     AssetCheckSeverity,
@@ -16,7 +18,7 @@ from dagster import (
 )
 
 from jobpipe.orchestration import OWNERS
-from jobpipe.orchestration.outcomes import stage_failure
+from jobpipe.orchestration.outcomes import stage_failure, with_seconds
 from jobpipe.orchestration.partitions import source_day_partitions, split_key
 from jobpipe.orchestration.resources import PipelineSettingsResource, PostgresResource, SourcesResource
 from jobpipe.pipeline.errors import StageError
@@ -65,6 +67,7 @@ def raw_postings(
     304). A past day is never refetched -- the web no longer shows that day -- so its partition
     only confirms that a snapshot exists; backfills re-run the downstream assets from it.
     """
+    started = time.monotonic()
     source, day = split_key(context.partition_key)
     with postgres.connect() as conn:
         try:
@@ -73,7 +76,7 @@ def raw_postings(
                                  slots_url=postgres.url())
         except StageError as exc:
             raise stage_failure(exc) from exc
-    return MaterializeResult(metadata=outcome.as_metadata())
+    return MaterializeResult(metadata=with_seconds(outcome, started))
 
 
 @asset(
@@ -99,6 +102,7 @@ def normalized_postings(
     with the failed checks: never dropped silently; a source whose reject rate passes the
     threshold fails the check (its scraper or the site probably changed).
     """
+    started = time.monotonic()
     source, day = split_key(context.partition_key)
     threshold = settings.reject_rate_threshold
     with postgres.connect() as conn:
@@ -107,7 +111,7 @@ def normalized_postings(
         except StageError as exc:
             raise stage_failure(exc) from exc
     return MaterializeResult(
-        metadata=outcome.as_metadata(),
+        metadata=with_seconds(outcome, started),
         check_results=[
             AssetCheckResult(
                 check_name=REJECT_RATE_CHECK,
@@ -149,6 +153,7 @@ def curated_jobs(
     ``listing_confirmed`` check, a warning naming why), and never more than a set share of the
     source's open postings at once (``close_guard``).
     """
+    started = time.monotonic()
     source, day = split_key(context.partition_key)
     max_share = _close_guard_share(sources, source, settings.close_guard_share)
     with postgres.connect() as conn:
@@ -159,7 +164,7 @@ def curated_jobs(
     if not outcome.listing_confirmed:
         context.log.warning(f"source {source!r}: {outcome.close_reason}")
     return MaterializeResult(
-        metadata=outcome.as_metadata(),
+        metadata=with_seconds(outcome, started),
         check_results=[
             AssetCheckResult(
                 check_name=CLOSE_GUARD_CHECK,

@@ -4,6 +4,7 @@ Thin wiring: each asset calls one stage of ``jobpipe.pipeline.vectors`` and repo
 """
 
 import sys
+import time
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -21,7 +22,7 @@ from dagster import (
 from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.assets.ingest import curated_jobs
 from jobpipe.orchestration.automation import AFTER_UPSTREAM_LANDS
-from jobpipe.orchestration.outcomes import stage_failure
+from jobpipe.orchestration.outcomes import stage_failure, with_seconds
 from jobpipe.orchestration.resources import EmbedderResource, PipelineSettingsResource, PostgresResource
 from jobpipe.pipeline.errors import StageError
 from jobpipe.pipeline.vectors import COVERAGE_CHECK, RECALL_CHECK, embed_jobs, maintain_indexes, publish_serving
@@ -58,6 +59,7 @@ def job_embeddings(context: AssetExecutionContext, postgres: PostgresResource,
     A job's old vector keeps serving until its new one is committed. Switching models embeds
     under the new model in the background; search moves over only once it covers every open job.
     """
+    started = time.monotonic()
     model = embedder.get()
     with postgres.connect() as conn:
         try:
@@ -65,7 +67,7 @@ def job_embeddings(context: AssetExecutionContext, postgres: PostgresResource,
                                  run_id=context.run_id)
         except StageError as exc:
             raise stage_failure(exc) from exc
-    return MaterializeResult(metadata=outcome.as_metadata())
+    return MaterializeResult(metadata=with_seconds(outcome, started))
 
 
 @asset(
@@ -88,6 +90,7 @@ def vector_index(context: AssetExecutionContext, postgres: PostgresResource,
     retired longer ago than ``retired_vector_days`` lose their vectors and index here: kept
     that long, switching back costs no re-embedding; kept forever, they only cost disk.
     """
+    started = time.monotonic()
     with postgres.connect() as conn:
         try:
             outcome = maintain_indexes(conn, m=settings.hnsw_m, ef_construction=settings.hnsw_ef_construction,
@@ -96,7 +99,7 @@ def vector_index(context: AssetExecutionContext, postgres: PostgresResource,
         except StageError as exc:
             raise stage_failure(exc) from exc
     return MaterializeResult(
-        metadata=outcome.as_metadata(),
+        metadata=with_seconds(outcome, started),
         check_results=[
             AssetCheckResult(
                 check_name=RECALL_CHECK,
@@ -126,10 +129,11 @@ def serving_jobs(postgres: PostgresResource) -> MaterializeResult:
     how much of it is searchable by vector, so a gap (jobs waiting for vectors) is visible here and
     in the service's ``/health`` instead of silently shrinking results.
     """
+    started = time.monotonic()
     with postgres.connect() as conn:
         outcome = publish_serving(conn)
     return MaterializeResult(
-        metadata=outcome.as_metadata(),
+        metadata=with_seconds(outcome, started),
         check_results=[
             AssetCheckResult(
                 check_name=COVERAGE_CHECK,
