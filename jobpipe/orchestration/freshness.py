@@ -24,22 +24,23 @@ from dagster import (
 )
 
 from jobpipe.orchestration.assets.ingest import raw_postings
+from jobpipe.orchestration.resources import PostgresResource, SourcesResource
 from jobpipe.status import FRESHNESS_CHECK
 
 DESCRIPTION = ("Every enabled source was fetched successfully within its freshness limit (freshness_hours in the "
                "sources file, else JOBPIPE_FRESHNESS_HOURS, 36 h); the metadata lists the stale ones.")
 
 
-def evaluate() -> dict:
+def evaluate(postgres: PostgresResource, sources: SourcesResource) -> dict:
     """passed, description and metadata of the check, from jobpipe's database."""
     from jobpipe.config import get_settings
     from jobpipe.db import connect, ready_url
-    from jobpipe.sources import load_sources
     from jobpipe.status import source_status
 
     settings = get_settings()
-    configs = load_sources(settings.sources_file)
-    with connect(ready_url()) as conn:
+    configs = sources.load()
+    # ready_url, not postgres.connect(): a sensor's resources are not set up like a run's
+    with connect(ready_url(postgres.database_url)) as conn:
         rows = [r for r in source_status(conn, configs, default_freshness_hours=settings.freshness_hours)
                 if r.in_sources_file]
     stale = [r for r in rows if not r.fresh]
@@ -56,16 +57,17 @@ def evaluate() -> dict:
 
 
 @asset_check(asset=raw_postings, name=FRESHNESS_CHECK, description=DESCRIPTION, blocking=False)
-def sources_fresh() -> AssetCheckResult:
-    result = evaluate()
+def sources_fresh(postgres: PostgresResource, sources: SourcesResource) -> AssetCheckResult:
+    result = evaluate(postgres, sources)
     return AssetCheckResult(passed=result["passed"], severity=AssetCheckSeverity.ERROR,
                             description=result["description"], metadata=result["metadata"])
 
 
 @sensor(name="source_freshness", minimum_interval_seconds=900, default_status=DefaultSensorStatus.RUNNING,
         description="Evaluates the sources_fresh check every 15 minutes (reported, no run launched).")
-def source_freshness(context: SensorEvaluationContext) -> SkipReason:
-    result = evaluate()
+def source_freshness(context: SensorEvaluationContext, postgres: PostgresResource,
+                     sources: SourcesResource) -> SkipReason:
+    result = evaluate(postgres, sources)
     context.instance.report_runless_asset_event(AssetCheckEvaluation(
         asset_key=AssetKey("raw_postings"), check_name=FRESHNESS_CHECK, passed=result["passed"],
         severity=AssetCheckSeverity.ERROR, description=result["description"], metadata=result["metadata"]))

@@ -32,7 +32,8 @@ def test_the_code_location_loads():
     assert {a.key.to_user_string() for a in ASSETS} == ASSET_NAMES
     assert {j.name for j in defs.jobs} == {"ingest_job", "index_job", "candidates_job"}  # type: ignore[union-attr]
     assert {s.name for s in defs.schedules} == {"nightly_ingest"}  # type: ignore[union-attr]
-    assert {s.name for s in defs.sensors} == {"register_sources", "candidates_folder", "jobpipe_automation"}  # type: ignore[union-attr]
+    assert {s.name for s in defs.sensors} == {"register_sources", "candidates_folder", "jobpipe_automation",
+                                              "source_freshness"}  # type: ignore[union-attr]
 
 
 def test_dagster_itself_loads_the_workspace(tmp_path: Path):
@@ -54,7 +55,7 @@ def test_every_asset_and_check_says_what_it_is():
         assert node.kinds, key
     checks = [graph.get_check_spec(k) for k in graph.asset_check_keys]
     assert {c.name for c in checks} == {"reject_rate_below_threshold", "close_guard", "listing_confirmed",
-                                        "hnsw_recall", "every_open_job_searchable"}
+                                        "hnsw_recall", "every_open_job_searchable", "sources_fresh"}
     for spec in checks:
         assert spec.description and len(spec.description) > 40, spec.name
 

@@ -9,6 +9,7 @@ reports the same per source.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import psycopg
@@ -157,6 +158,7 @@ def test_the_freshness_check_and_sensor_name_the_stale_sources(home: Path, db: p
     from dagster import AssetCheckKey, AssetKey, DagsterInstance, build_sensor_context
 
     from jobpipe.orchestration.freshness import evaluate, source_freshness
+    from jobpipe.orchestration.resources import PostgresResource, SourcesResource
 
     sources = home / "sources.yaml"
     sources.write_text("sources:\n  - {name: fresh-one, kind: file, path: p.jsonl, format: jsonl}\n"
@@ -168,12 +170,13 @@ def test_the_freshness_check_and_sensor_name_the_stale_sources(home: Path, db: p
                "('fresh-one', current_date, 'file', true, now() - interval '30 hours'), "
                "('old-one', current_date, 'file', true, now() - interval '3 hours')")
     db.commit()
-    result = evaluate()
+    postgres, files = PostgresResource(database_url=os.environ["JOBPIPE_DATABASE_URL"]), SourcesResource(path=str(sources))
+    result = evaluate(postgres, files)
     assert not result["passed"] and result["description"] == "1 of 2 sources stale: old-one"
     assert "| old-one | 3.0 h ago | 2 h |" in result["metadata"]["stale_sources"].value
 
     instance = DagsterInstance.ephemeral()
-    source_freshness(build_sensor_context(instance=instance))
+    source_freshness(build_sensor_context(instance=instance, resources={"postgres": postgres, "sources": files}))
     key = AssetCheckKey(AssetKey("raw_postings"), "sources_fresh")
     record = instance.event_log_storage.get_latest_asset_check_execution_by_key([key])[key]
     evaluation = record.event.dagster_event.event_specific_data

@@ -57,11 +57,12 @@ def test_the_summary_counts_and_checks_come_from_the_stage_results():
     assert summary.totals["fetched"] == 14 and summary.totals["embedded"] == 3
     assert not summary.ok and summary.downstream_ok
     assert summary.downstream_error == " failed checks: serving_jobs:every_open_job_searchable"
-    # a failed ERROR check (reject rate of 'a', the refused mass close of 'b') fails the run like an error
-    assert [p.split(":")[0] for p in summary.problems] == ["source 'a'", "source 'b'", "source 'c'"]
-    assert "quarantined (threshold" in summary.problems[0]
-    assert "refused to close 8 open postings" in summary.problems[1] and "JOBPIPE_CLOSE_GUARD_SHARE" in summary.problems[1]
-    assert summary.problems[2] == "source 'c': source 'c' failed: HTTP 404"
+    # one line per failed stage or ERROR check, naming the source, the share and what to do
+    a_line, b_line, c_line = summary.problems
+    assert a_line.startswith("a: 1 of 12 postings rejected (8.3% > threshold 5%)") and "quarantine" in a_line
+    assert b_line.startswith("b: close guard refused to close 8") and "jobpipe sources accept-close b" in b_line
+    assert c_line == "source 'c': source 'c' failed: HTTP 404"
+    assert not RunSummary(day=date(2026, 3, 2), sources={"a": ok}).ok   # a failed ERROR check alone: not ok
     assert not RunSummary(day=date(2026, 3, 2), sources={"b": refused}).ok
     with pytest.raises(RunError) as raised:
         summary.raise_for_errors()

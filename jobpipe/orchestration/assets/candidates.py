@@ -34,7 +34,7 @@ def candidate_profiles(context: AssetExecutionContext, postgres: PostgresResourc
             outcome = profile_candidates(conn, settings.candidates_path, run_id=context.run_id)
         except StageError as exc:
             raise stage_failure(exc) from exc
-    return MaterializeResult(metadata=outcome.with_seconds(outcome, started))
+    return MaterializeResult(metadata=with_seconds(outcome, started))
 
 
 @asset(

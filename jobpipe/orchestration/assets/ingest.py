@@ -73,7 +73,7 @@ def raw_postings(
         try:
             # slots_url: at most JOBPIPE_HOST_CONCURRENCY fetches of one host at once, across all runs
             outcome = ingest_day(conn, source, day, config=sources.get, run_id=context.run_id,
-                                 slots_url=postgres.url())
+                                 slots_url=postgres.url)
         except StageError as exc:
             raise stage_failure(exc) from exc
     return MaterializeResult(metadata=with_seconds(outcome, started))
