@@ -218,9 +218,9 @@ class EmbeddingServer:
 
 # ----------------------------------------------------------------------------- databases
 @contextmanager
-def fresh_database(server_url: str, template: str | None = None) -> Iterator[str]:
+def fresh_database(server_url: str, template: str | None = None, *, drop: bool = True) -> Iterator[str]:
     """A database of its own on ``server_url``'s server (copied from ``template`` when given, else
-    migrated), dropped afterwards."""
+    migrated), dropped afterwards (``drop=False``: a throwaway server goes with its data)."""
     name = f"jobpipe_fault_{uuid.uuid4().hex[:10]}"
     admin = with_database(server_url, "postgres")
     with psycopg.connect(admin, autocommit=True) as conn:
@@ -231,8 +231,9 @@ def fresh_database(server_url: str, template: str | None = None) -> Iterator[str
             migrate(url)
         yield url
     finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if drop:
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @dataclass

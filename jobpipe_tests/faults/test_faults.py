@@ -233,7 +233,7 @@ def test_the_database_stopped_and_restarted_mid_run(fresh_board: Board, own_serv
 
     embeddings.hook = hook
     try:
-        with fresh_database(own_server.url) as url:
+        with fresh_database(own_server.url, drop=False) as url:   # the server goes with the test
             sources = fresh_board.sources_file(tmp_path)
             broken = run(sources, url, tmp_path / "home", embedding_url=embeddings.url)
             assert broken.code != 0 and not failures, (failures, broken.stderr[-3000:])
