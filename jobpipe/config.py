@@ -229,6 +229,7 @@ OTHER_VARIABLES = {
     "JOBPIPE_CODE_SERVER_HOST / _PORT": "Where deploy/workspace.yaml finds the gRPC code server.",
     "JOBPIPE_TEST_DATABASE_URL": "Tests only: run the suite in this existing database (docs/deploy.md).",
     "JOBPIPE_TEST_SERVICE_DATABASE_URL": "Tests only: the service's own login to that database (docs/deploy.md).",
+    "JOBPIPE_SCREENSHOTS": "Tests only: the browser tests also save their screenshots in this folder.",
     "JOBPIPE_DAGSTER_CHART": "Tests only: the unpacked Dagster Helm chart the Helm values are validated against.",
     "JOBPIPE_IMAGE": "deploy/compose.yaml: the jobpipe image to run.",
     "JOBPIPE_DB_PASSWORD": "deploy/compose.yaml: the owner role's password.",
