@@ -85,13 +85,16 @@ def sync(
     max_share = settings.close_guard_share if close_guard_share is None else close_guard_share
     threshold = settings.reject_rate_threshold if reject_rate_threshold is None else reject_rate_threshold
     with ExitStack() as stack:
-        ingest = _ingest_plan(records_or_sources, source=source, complete=complete, stack=stack, say=say)
+        own_shares: dict[str, float] = {}   # sources' own close_guard_share (the sources file)
+        ingest = _ingest_plan(records_or_sources, source=source, complete=complete, stack=stack, say=say,
+                              shares=own_shares)
         url = ready_url(database_url)
         model = embedder if embedder is not None else get_embedder(settings)
         summary = RunSummary(day=day)
         with connect(url) as conn:
             for i, (name, fetch) in enumerate(ingest, 1):
-                summary.sources[name] = result = _source_day(conn, name, day, fetch, threshold, max_share)
+                share = own_shares.get(name, max_share) if close_guard_share is None else close_guard_share
+                summary.sources[name] = result = _source_day(conn, name, day, fetch, threshold, share)
                 say(source_line(f"{i}/{len(ingest)}", result))
             _whole_store(conn, summary, model, settings, say)
     summary.seconds = time.monotonic() - started
@@ -105,29 +108,32 @@ Fetch = Callable[[psycopg.Connection, date], FetchOutcome]
 
 
 def _ingest_plan(given: Input, *, source: str | None, complete: bool, stack: ExitStack,
-                 say: Callable[[str], None]) -> list[tuple[str, Fetch]]:
-    """(source name, its ingest stage) for each source of the input, in order."""
+                 say: Callable[[str], None], shares: dict[str, float]) -> list[tuple[str, Fetch]]:
+    """(source name, its ingest stage) for each source of the input, in order; ``shares`` gets the
+    sources' own ``close_guard_share``."""
     if isinstance(given, (str, os.PathLike)):
         stack.enter_context(demo_boards(given, say))   # the bundled demo's boards, served locally
         configs = [s for s in load_sources(Path(given)) if s.enabled]   # a broken file raises here
-        return _sources_plan(configs, source)
+        return _sources_plan(configs, source, shares)
     if isinstance(given, SourceConfig):
-        return _sources_plan([given], source)
+        return _sources_plan([given], source, shares)
     if isinstance(given, (bytes, Mapping)):
         raise TypeError("sync() takes a sources file, sources, or an iterable of records (not one record)")
     items = list(given)
     if items and all(isinstance(item, SourceConfig) for item in items):
-        return _sources_plan(items, source)  # type: ignore[arg-type]
+        return _sources_plan(items, source, shares)  # type: ignore[arg-type]
     if any(isinstance(item, SourceConfig) for item in items):
         raise TypeError("sync() takes either sources or records, not both in one call")
     return _records_plan(items, source, complete)  # type: ignore[arg-type]
 
 
-def _sources_plan(configs: list[SourceConfig], source: str | None) -> list[tuple[str, Fetch]]:
+def _sources_plan(configs: list[SourceConfig], source: str | None,
+                  shares: dict[str, float]) -> list[tuple[str, Fetch]]:
     if source is not None:
         configs = [c for c in configs if c.name == source]
         if not configs:
             raise ValueError(f"no enabled source named {source!r}")
+    shares.update({c.name: c.close_guard_share for c in configs if c.close_guard_share is not None})
     by_name = {c.name: c for c in configs}
     return [(c.name, partial(_ingest, name=c.name, config=by_name.__getitem__)) for c in configs]
 

@@ -117,6 +117,23 @@ def test_a_failed_reject_rate_check_exits_non_zero_naming_the_share(
     assert summary["sources"]["probe"]["inserted"] == 8      # the good rows still landed
 
 
+def test_the_in_process_sync_honours_a_sources_own_close_guard_share(home: Path, db: psycopg.Connection) -> None:
+    import jobpipe
+
+    drop = home / "postings.jsonl"
+    _write(drop, _postings(20))
+    default = home / "default.yaml"
+    default.write_text(_sources(home).read_text(encoding="utf-8"), encoding="utf-8")
+    own = _sources(home, ", close_guard_share: 0.95")
+    assert jobpipe.sync(own).ok
+    _write(drop, _postings(2))
+    refused = jobpipe.sync(default, raise_on_error=False)          # the deployment's 30%: refused
+    assert not refused.ok and "close guard refused to close 18 of 20" in refused.problems[0]
+    assert _open_jobs(db) == 20
+    summary = jobpipe.sync(own)                                    # the source's own 95%: closes
+    assert summary.ok and summary.sources["probe"].closed == 18 and _open_jobs(db) == 2
+
+
 def test_accept_close_of_an_unknown_source_is_refused(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sources", "accept-close", "nope"]) == 2
     assert "no source 'nope'" in capsys.readouterr().err
