@@ -106,6 +106,9 @@ def test_the_schedule_and_the_sensor_read_the_sources_resource(tmp_path: Path):
     definitions = build_definitions(resources)
     from dagster import instance_for_test
 
+    # only the resource they use: a context sets up every resource it is given, and the default
+    # postgres resource is the operator's database, which no test may touch
+    resources = {"sources": resources["sources"]}
     # A schedule's context reopens its instance by reference and enters it; each context is closed
     # here (``with``), else the reopened instance stays Dagster's current one after it is gone and
     # a later definitions load in this process fails ("undefined DagsterInstance weakref").

@@ -7,6 +7,7 @@ from datetime import date, timedelta
 import psycopg
 import pytest
 
+from jobpipe.config import SettingsError
 from jobpipe.orchestration.partitions import partitions_start, today
 from jobpipe.sources import describe_days, replayable_days
 
@@ -24,7 +25,7 @@ def test_configured_start_wins(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_bad_configured_start_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JOBPIPE_PARTITIONS_START", "Oct 3")
-    with pytest.raises(ValueError, match="JOBPIPE_PARTITIONS_START must be a date"):
+    with pytest.raises(SettingsError, match="^JOBPIPE_PARTITIONS_START='Oct 3': Input should be a valid date"):
         partitions_start()
 
 
