@@ -38,6 +38,7 @@ ASSETS = {   # name -> (group, kinds the catalog shows)
     "candidate_profiles": ("candidates", ["Python"]),
     "candidate_vectors": ("candidates", ["pgvector"]),
     "candidate_matches": ("candidates", ["Python"]),
+    "snapshot_retention": ("maintenance", ["Postgres"]),
 }
 
 
