@@ -21,8 +21,9 @@ from jobpipe.candidates.models import CandidateProfile, SkillEvidence, WorkPerio
 from jobpipe.candidates.redact import Redaction, redact
 from jobpipe.candidates.sections import Section, lines_of, split_sections
 
-#: Bumped when parsing changes: stored profiles of an older version are parsed again.
-PARSER_VERSION = 1
+#: Bumped when parsing (or the embedding text built from a profile) changes: stored profiles of an
+#: older version are parsed again.
+PARSER_VERSION = 2
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_CHAR = re.compile(r"[A-Za-z]")

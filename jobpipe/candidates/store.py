@@ -22,7 +22,6 @@ from psycopg.types.json import Jsonb
 from jobpipe.candidates.models import CandidateProfile
 from jobpipe.candidates.parse import PARSER_VERSION
 from jobpipe.candidates.preferences import CandidatePreferences, effective, preferences_hash
-from jobpipe.hashing import DESCRIPTION_CHARS
 
 _PLACEHOLDER = re.compile(r"\[(?:email|phone|link|handle|address|number|name|contact)\]")
 
@@ -39,12 +38,22 @@ class CandidateConflict(CandidateError):
     """The id belongs to a candidate managed elsewhere (a drop-folder file vs the API)."""
 
 
-def embedding_text(profile: CandidateProfile) -> str:
-    """What a candidate's vector is computed from: titles, skills, then the head of the resume.
+#: How much of the redacted resume body a candidate's vector reads. A posting's embedding text
+#: keeps the head of its description (``DESCRIPTION_CHARS``): the head of a posting says what
+#: the job is. A resume's head is mostly contact lines, education and a skills dump; what the
+#: person did is in the work history further down, so the vector reads about two pages (a model
+#: with a shorter window, such as the e5 one, cuts it to its own window; the titles and skills
+#: come first so a cut keeps them).
+RESUME_CHARS = 8000
 
-    Built from the redacted profile only (no name, no contact detail, no placeholder either),
-    in the shape of a posting's embedding text (title first, skills, then prose), so the two
-    sides of a match are embedded alike.
+
+def embedding_text(profile: CandidateProfile) -> str:
+    """What a candidate's vector is computed from: titles, skills, then the resume body.
+
+    The one declaration of it: stored in ``candidates.embedding_text``, embedded by
+    ``jobpipe.store.vectors`` and printed by ``jobpipe candidates show``. Built from the redacted
+    profile only (no name, no contact detail, no placeholder either), in the shape of a posting's
+    embedding text (title first, skills, then prose), so the two sides of a match are embedded alike.
     """
     titles = list(dict.fromkeys(t for t in (profile.current_title, profile.headline, *profile.target_titles) if t))
     lines = []
@@ -59,7 +68,7 @@ def embedding_text(profile: CandidateProfile) -> str:
             body.append(line)
     text = "\n".join(body)
     if text:
-        lines.append(text[:DESCRIPTION_CHARS])
+        lines.append(text[:RESUME_CHARS])
     return "\n".join(lines)
 
 
