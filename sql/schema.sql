@@ -436,7 +436,9 @@ CREATE TABLE public.match_calibration (
     model text NOT NULL,
     similarity_floor real NOT NULL,
     pairs integer NOT NULL,
-    computed_at timestamp with time zone DEFAULT now() NOT NULL
+    computed_at timestamp with time zone DEFAULT now() NOT NULL,
+    similarity_ceiling real,
+    skill_weights jsonb
 );
 
 --

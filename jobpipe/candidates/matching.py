@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
-from psycopg.types.json import Jsonb  # noqa: F401 - kept for callers that build rows
+from psycopg.types.json import Jsonb
 
 from jobpipe.candidates.models import CandidateProfile, MatchResult
 from jobpipe.candidates.preferences import (
@@ -49,6 +49,7 @@ from jobpipe.candidates.scoring import (
     JobBatch,
     JobFeature,
     Ranked,
+    SkillWeights,
     explain_skills,
     rank,
     score_batch,
@@ -151,22 +152,54 @@ def _np(value: Any) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- calibration
-def similarity_floor(conn: psycopg.Connection, model: ActiveModel, *, store: bool = True) -> float:
-    """The model's cosine similarity of two unrelated postings (median of random pairs), stored once.
+#: The semantic part is 100 at this quantile of random posting pairs' similarities.
+CEILING_QUANTILE = 0.99
 
-    Stored so that every list of a model is scored on the same scale; measured again only while
-    too few postings existed for a stable figure.
+
+@dataclass(frozen=True)
+class Calibration:
+    """The per-model scales every list of a model is scored on: the semantic part's floor and
+    ceiling, and the skill weights. ``measured``: they were (re)measured and stored by this
+    call, so lists scored on the old ones must be rebuilt."""
+
+    floor: float
+    ceiling: float
+    weights: SkillWeights
+    measured: bool = False
+
+
+def _measure_weights(conn: psycopg.Connection, model: ActiveModel) -> SkillWeights:
+    skills = [r[0] or [] for r in conn.execute(
+        "SELECT j.skills FROM jobs j JOIN job_embeddings e ON e.job_id = j.job_id AND e.model = %s "
+        "WHERE j.closed_at IS NULL", (model.model,))]
+    return SkillWeights.measure(skills)
+
+
+def calibrate(conn: psycopg.Connection, model: ActiveModel, *, store: bool = True) -> Calibration:
+    """The model's scales, measured once and frozen (``sql/0023_skill_weights.sql``).
+
+    * floor: the cosine similarity of two unrelated postings (median of random pairs);
+    * ceiling: the similarity of the closest 1% of random pairs (``CEILING_QUANTILE``). Models
+      differ widely in raw cosines, and a resume is never as close to a posting as a copy is:
+      anchored at 1.0 the semantic part used a fifth of its range while the skills part used all
+      of it, and outweighed it against the documented weights;
+    * skill weights (``SkillWeights``).
+
+    Frozen so that every list of a model is scored on the same scales (a night's partial refresh
+    equals a rebuild); measured again only while too few postings existed for stable figures
+    (then skills weigh alike).
     """
-    row = conn.execute("SELECT similarity_floor, pairs FROM match_calibration WHERE model = %s",
-                       (model.model,)).fetchone()
-    if row is not None and row[1] >= CALIBRATION_PAIRS // 2:
-        return float(row[0])
+    row = conn.execute("SELECT similarity_floor, pairs, similarity_ceiling, skill_weights FROM match_calibration "
+                       "WHERE model = %s", (model.model,)).fetchone()
+    if row is not None and row[1] >= CALIBRATION_PAIRS // 2 and row[2] is not None and row[3] is not None:
+        return Calibration(float(row[0]), float(row[2]), SkillWeights.from_json(row[3]))
     register_vector(conn)
     vectors = [_np(r[0]) for r in conn.execute(
         "SELECT e.embedding FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
         "WHERE e.model = %s AND j.closed_at IS NULL ORDER BY md5(e.job_id::text) LIMIT 400", (model.model,))]
     if len(vectors) < 10:
-        return float(row[0]) if row is not None else 0.0
+        floor = float(row[0]) if row is not None else 0.0
+        return Calibration(floor, 1.0, SkillWeights.uniform())
     matrix = np.stack(vectors)
     matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
     rng = np.random.default_rng(0)
@@ -175,14 +208,26 @@ def similarity_floor(conn: psycopg.Connection, model: ActiveModel, *, store: boo
     keep = a != b
     sims = np.einsum("ij,ij->i", matrix[a[keep]], matrix[b[keep]])
     floor = float(np.clip(np.median(sims), -0.99, 0.95))
-    pairs = int(keep.sum()) if len(matrix) >= 100 else min(int(keep.sum()), CALIBRATION_PAIRS // 2 - 1)
+    ceiling = float(np.clip(np.quantile(sims, CEILING_QUANTILE), floor + 0.05, 1.0))
+    frozen = len(matrix) >= 100
+    pairs = int(keep.sum()) if frozen else min(int(keep.sum()), CALIBRATION_PAIRS // 2 - 1)
+    weights = _measure_weights(conn, model) if frozen else SkillWeights.uniform()
     if store:
-        conn.execute("INSERT INTO match_calibration (model, similarity_floor, pairs) VALUES (%s, %s, %s) "
-                     "ON CONFLICT (model) DO UPDATE SET similarity_floor = EXCLUDED.similarity_floor, "
-                     "pairs = EXCLUDED.pairs, computed_at = now()", (model.model, floor, pairs))
+        conn.execute("INSERT INTO match_calibration (model, similarity_floor, pairs, similarity_ceiling, skill_weights) "
+                     "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (model) DO UPDATE SET "
+                     "similarity_floor = EXCLUDED.similarity_floor, pairs = EXCLUDED.pairs, "
+                     "similarity_ceiling = EXCLUDED.similarity_ceiling, skill_weights = EXCLUDED.skill_weights, "
+                     "computed_at = now()",
+                     (model.model, floor, pairs, ceiling if frozen else None,
+                      Jsonb(weights.as_json()) if frozen else None))
         if not conn.autocommit:
             conn.commit()
-    return floor
+    return Calibration(floor, ceiling, weights, measured=store and frozen)
+
+
+def similarity_floor(conn: psycopg.Connection, model: ActiveModel, *, store: bool = True) -> float:
+    """The model's similarity floor alone (``calibrate``)."""
+    return calibrate(conn, model, store=store).floor
 
 
 # ---------------------------------------------------------------- one candidate, in full
@@ -230,7 +275,7 @@ class FullResult:
 
 
 def compute_full(conn: psycopg.Connection, model: ActiveModel, prepared: Prepared, features: JobFeatures,
-                 floor: float, depth: int) -> FullResult:
+                 calibration: Calibration, depth: int) -> FullResult:
     """The candidate's best ``depth`` jobs, found through search's vector plan and scored."""
     fsql = prepared.hard.sql()
     plan = choose_plan(conn, fsql)
@@ -240,9 +285,9 @@ def compute_full(conn: psycopg.Connection, model: ActiveModel, prepared: Prepare
         return FullResult([], None, True, plan.method)
     found = features.get([h.job_id for h in hits])
     hits = [h for h in hits if h.job_id in found]
-    batch = JobBatch([found[h.job_id] for h in hits])
+    batch = JobBatch([found[h.job_id] for h in hits], calibration.weights)
     similarity = 1.0 - np.fromiter((h.distance for h in hits), dtype=np.float64, count=len(hits))
-    scores, parts = score_batch(prepared.features, batch, similarity, floor)
+    scores, parts = score_batch(prepared.features, batch, similarity, calibration.floor, ceiling=calibration.ceiling)
     ranked = rank(batch, np.arange(len(batch)), scores, parts, similarity, depth)
     full = len(hits) >= pool
     return FullResult(ranked, float(similarity[-1]) if full else None, not full and len(ranked) < depth,
@@ -352,7 +397,8 @@ def _prepare_many(conn: psycopg.Connection, stored: list[StoredCandidate], vecto
     return out
 
 
-def _full_builds(conn: psycopg.Connection, model: ActiveModel, ids: list[str], features: JobFeatures, floor: float,
+def _full_builds(conn: psycopg.Connection, model: ActiveModel, ids: list[str], features: JobFeatures,
+                 calibration: Calibration,
                  depth: int, result: MatchRefresh, progress: Callable[[int, int], None] | None) -> None:
     for start in range(0, len(ids), _WRITE_BATCH):
         chunk = ids[start:start + _WRITE_BATCH]
@@ -360,7 +406,7 @@ def _full_builds(conn: psycopg.Connection, model: ActiveModel, ids: list[str], f
         prepared = _prepare_many(conn, stored, _candidate_vectors(conn, chunk, model.model))
         results = []
         for p, match_hash in prepared:
-            res = compute_full(conn, model, p, features, floor, depth)
+            res = compute_full(conn, model, p, features, calibration, depth)
             result.plans[res.plan] = result.plans.get(res.plan, 0) + 1
             results.append((p, res, match_hash))
         result.rows_written += write_full(conn, model.model, results)
@@ -386,7 +432,7 @@ def _siblings(conn: psycopg.Connection, keys: Sequence[str]) -> list[int]:
 
 
 def _partial(conn: psycopg.Connection, model: ActiveModel, ids: list[str], touched: list[int],
-             features: JobFeatures, floor: float, depth: int, result: MatchRefresh,
+             features: JobFeatures, calibration: Calibration, depth: int, result: MatchRefresh,
              state: dict[str, tuple[float | None, bool]]) -> None:
     """Score the touched jobs against these candidates; each enters a list where it beats the list's end."""
     vectors = _job_vectors(conn, touched, model.model)
@@ -394,7 +440,7 @@ def _partial(conn: psycopg.Connection, model: ActiveModel, ids: list[str], touch
     jobs = [found[j] for j in touched if j in found]
     if not jobs or not ids:
         return
-    batch = JobBatch(jobs)
+    batch = JobBatch(jobs, calibration.weights)
     job_matrix = np.stack([vectors[j.job_id] for j in jobs])
     job_matrix /= np.maximum(np.linalg.norm(job_matrix, axis=1, keepdims=True), 1e-12)
     ends = {cid: (n, float(low)) for cid, n, low in conn.execute(
@@ -421,7 +467,7 @@ def _partial(conn: psycopg.Connection, model: ActiveModel, ids: list[str], touch
                 keep &= sims[row] >= pool_floor
             if not keep.any():
                 continue
-            scores, parts = score_batch(p.features, batch, sims[row], floor,
+            scores, parts = score_batch(p.features, batch, sims[row], calibration.floor, ceiling=calibration.ceiling,
                                         matched=(matched_req[row], matched_nice[row]))
             count, low = ends.get(p.candidate_id, (0, float("-inf")))
             if not complete:
@@ -509,10 +555,11 @@ def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, res
     from jobpipe.candidates.tiers import sync_skill_tiers
 
     sync_skill_tiers(conn)
-    floor = similarity_floor(conn, model)
+    calibration = calibrate(conn, model)
     rows = conn.execute(_CANDIDATE_STATE, {"model": model.model}).fetchall()
     snapshot_models = [r[0] for r in conn.execute("SELECT DISTINCT model FROM candidate_match_jobs")]
-    rebuild = full or snapshot_models != [model.model]   # none yet, or another model's: every list in full
+    # none yet, another model's, or new scales (calibration): every list in full
+    rebuild = full or snapshot_models != [model.model] or calibration.measured
     current = dict(conn.execute(_CURRENT_JOBS, {"model": model.model}).fetchall())
     if not conn.autocommit:
         conn.commit()
@@ -563,7 +610,7 @@ def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, res
         partial_ids = [c for c in partial_ids if c not in short]
         full_ids += sorted(short)
         if touched and partial_ids:
-            _partial(conn, model, partial_ids, touched, features, floor, depth, result, state)
+            _partial(conn, model, partial_ids, touched, features, calibration, depth, result, state)
         if not conn.autocommit:
             conn.commit()
     else:
@@ -573,7 +620,7 @@ def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, res
     if full_ids:
         if len(full_ids) > 200:
             features.prefetch_open()
-        _full_builds(conn, model, sorted(full_ids), features, floor, depth, result, progress)
+        _full_builds(conn, model, sorted(full_ids), features, calibration, depth, result, progress)
 
     # remember what the lists now reflect; whatever happened above, no closed job stays in a list
     with conn.transaction(), conn.cursor() as cur:
@@ -611,9 +658,9 @@ def match_candidate_now(conn: psycopg.Connection, candidate_id: str, *, top_n: i
     vectors = _candidate_vectors(conn, [candidate_id], model.model)
     if candidate_id not in vectors:
         return 0
-    floor = similarity_floor(conn, model, store=False)
+    calibration = calibrate(conn, model, store=False)
     prepared = prepare(conn, candidate_id, stored.profile, stored.preferences, vectors[candidate_id])
-    res = compute_full(conn, model, prepared, JobFeatures(conn), floor, top_n + reserve)
+    res = compute_full(conn, model, prepared, JobFeatures(conn), calibration, top_n + reserve)
     written = write_full(conn, model.model, [(prepared, res, stored.match_hash)])
     if not conn.autocommit:
         conn.commit()
@@ -712,8 +759,8 @@ def match_with_profile(conn: psycopg.Connection, *, candidate_id: str | None = N
         prefs = preferences or CandidatePreferences()
         vector = _embed(embedder, embedding_text(profile), model.model)
     prepared = prepare(conn, profile.candidate_id, profile, prefs, vector, extra=filters)
-    floor = similarity_floor(conn, model, store=False)
-    res = compute_full(conn, model, prepared, JobFeatures(conn), floor, max(top_k, 1))
+    calibration = calibrate(conn, model, store=False)
+    res = compute_full(conn, model, prepared, JobFeatures(conn), calibration, max(top_k, 1))
     scored = [(r.feature.job_id, r.score, r.parts, r.similarity, explain_skills(prepared.features, r.feature))
               for r in res.ranked[:top_k]]
     return profile, _results(conn, scored)

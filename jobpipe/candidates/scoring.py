@@ -7,18 +7,24 @@ not say (a job without a salary, a resume without a location): missing data neit
 loses a job its place.
 
 * **semantic**: the cosine similarity of the candidate and job vectors, rescaled so that the
-  similarity of two unrelated postings of the model (``similarity_floor``, measured per model)
-  is 0 and identical texts are 100. Models differ widely in their raw cosines (0.1 vs 0.8 for
-  unrelated texts); the rescaling makes the part mean the same across them.
-* **skills**: the share of the job's skills the candidate has, a nice-to-have skill (one the
-  posting names as "a plus" / "preferred" / "加分" / "优先") counting half a required one,
-  shrunk towards 50 as if the job listed two more skills, one of them held (``SKILL_PRIOR``):
-  a job naming a single skill is weak evidence either way.
+  similarity of two unrelated postings of the model (the median of random pairs) is 0 and that
+  of the closest 1% of random pairs is 100 (both measured per model and frozen:
+  ``matching.calibrate``). Models differ widely in their raw cosines (0.1 vs 0.8 for unrelated
+  texts); the rescaling makes the part mean the same across them and use its whole range, as
+  the other parts do.
+* **skills**: the share of the job's skills the candidate has, each skill weighted by its rarity
+  among the open jobs (``skill_weights``: "Excel" or "Sales", listed by many postings, says less
+  about a fit than "Finite Element Analysis"), a nice-to-have skill (one the posting names as
+  "a plus" / "preferred" / "加分" / "优先") counting half a required one, shrunk towards 50 as if
+  the job listed two more skills of average weight, one of them held (``SKILL_PRIOR``): a job
+  naming a single skill, or only common ones, is weak evidence either way.
 * **experience**: the years the job asks for against the years of the candidate's work history
   (100 from the minimum up; below it falling to 0 at half the minimum or two years short; a little
   off for more than three years over a stated maximum), averaged with the seniority distance
-  (same level 100, one level apart 60, two 25, more 0) and the degree (held at least the one asked
-  for 100, one level short 50, more 0), each where both sides state it.
+  and the degree (held at least the one asked for 100, one level short 50, more 0), each where
+  both sides state it. Seniority is asymmetric, as recruiters read it: a candidate below the
+  job's level is a poor fit (one level 60, two 25, more 0), one above it a mild concern
+  (one level 85, two 70, more 55).
 * **location**: 100 in one of the candidate's cities, or remote where the candidate is open to
   it; 40 in another city of the same country; 0 elsewhere (or a remote job for a candidate
   who does not want one).
@@ -54,10 +60,14 @@ NICE_WEIGHT = 0.5
 #: one skill the candidate has scores 67, not 100, and one naming ten of which eight are held
 #: scores 75 (80 unshrunk). Corpus-independent, so a night's partial scores equal a rebuild's.
 SKILL_PRIOR = 2.0
+#: Bounds of a skill's rarity weight (1 = a skill as common as the average listed one).
+MIN_SKILL_WEIGHT = 0.2
+MAX_SKILL_WEIGHT = 3.0
 #: Seniority levels on one scale (the normalizer's vocabulary).
 LEVELS = {"intern": 0, "junior": 1, "mid": 2, "senior": 3, "lead": 4, "staff": 4, "manager": 4, "principal": 5,
           "director": 6}
-_SENIORITY_FIT = np.array([100.0, 60.0, 25.0, 0.0], dtype=np.float32)
+_UNDER_FIT = np.array([100.0, 60.0, 25.0, 0.0], dtype=np.float32)   # candidate 0, 1, 2, 3+ levels below the job
+_OVER_FIT = np.array([100.0, 85.0, 70.0, 55.0], dtype=np.float32)   # ... above it: overqualified, a mild concern
 #: Degrees on one scale (the normalizer's vocabulary, lowest first).
 DEGREE_LEVELS = {"high_school": 0, "associate": 1, "bachelor": 2, "master": 3, "phd": 4}
 _DEGREE_FIT = np.array([100.0, 50.0, 0.0], dtype=np.float32)   # 0, 1, 2+ levels below what the job asks
@@ -77,6 +87,60 @@ def to_usd(amount: float | None, currency: str | None) -> float | None:
         return None
     rate = _fx().get(currency.upper())
     return None if rate is None else float(amount) * rate
+
+
+@dataclass(frozen=True)
+class SkillWeights:
+    """Each skill's weight in the skills part: its inverse document frequency among the open jobs,
+    divided by the mean over all listed skills (so an average skill weighs 1), within
+    [``MIN_SKILL_WEIGHT``, ``MAX_SKILL_WEIGHT``]. A skill no job listed when they were measured
+    weighs ``unseen`` (as rare as it gets).
+
+    Frozen per model with its similarity floor (``match_calibration``): were they measured again
+    every night, a nightly partial refresh would score tonight's jobs on another scale than the
+    entries it keeps, and no longer equal a full rebuild.
+    """
+
+    weights: dict[str, float] = field(default_factory=dict)
+    unseen: float = 1.0
+
+    @classmethod
+    def uniform(cls) -> SkillWeights:
+        """Every skill alike (too few jobs to measure rarity)."""
+        return cls({}, 1.0)
+
+    @classmethod
+    def measure(cls, job_skills: Sequence[Sequence[str]]) -> SkillWeights:
+        """Weights from the skill lists of the open jobs (one list per job)."""
+        n = len(job_skills)
+        df: dict[str, int] = {}
+        for skills in job_skills:
+            for s in set(skills):
+                df[s] = df.get(s, 0) + 1
+        if not df:
+            return cls.uniform()
+        idf = {s: float(np.log((n + 1) / (f + 1))) for s, f in df.items()}
+        listed = sum(df.values())
+        mean = sum(idf[s] * f for s, f in df.items()) / listed
+        if mean <= 0:
+            return cls.uniform()
+
+        def bounded(x: float) -> float:
+            return round(float(np.clip(x / mean, MIN_SKILL_WEIGHT, MAX_SKILL_WEIGHT)), 4)
+
+        return cls({s: bounded(v) for s, v in sorted(idf.items())}, bounded(float(np.log(n + 1))))
+
+    def of(self, skill: str) -> float:
+        return self.weights.get(skill, self.unseen) if self.weights else self.unseen
+
+    def as_json(self) -> dict[str, Any]:
+        return {"weights": self.weights, "unseen": self.unseen}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any] | None) -> SkillWeights:
+        if not value:
+            return cls.uniform()
+        return cls({str(k): float(v) for k, v in (value.get("weights") or {}).items()}, float(value.get("unseen", 1.0)))
 
 
 @dataclass
@@ -121,8 +185,9 @@ class CandidateFeatures:
 class JobBatch:
     """Jobs as arrays, for scoring many at once against one candidate (or many)."""
 
-    def __init__(self, jobs: Sequence[JobFeature]):
+    def __init__(self, jobs: Sequence[JobFeature], weights: SkillWeights | None = None):
         self.jobs = list(jobs)
+        weights = weights or SkillWeights.uniform()
         n = len(self.jobs)
         self.job_ids = np.fromiter((j.job_id for j in self.jobs), dtype=np.int64, count=n)
         self.vocab: dict[str, int] = {}
@@ -134,7 +199,7 @@ class JobBatch:
         self.nice = np.zeros((n, v), dtype=np.float32)
         for i, j in enumerate(self.jobs):
             for s in j.skills:
-                (self.nice if s in j.nice else self.required)[i, self.vocab[s]] = 1.0
+                (self.nice if s in j.nice else self.required)[i, self.vocab[s]] = weights.of(s)
         self.n_required = self.required.sum(axis=1)
         self.n_nice = self.nice.sum(axis=1)
         self.city_slots: dict[str, np.ndarray] = {}
@@ -191,20 +256,22 @@ class JobBatch:
         return h
 
 
-def semantic_part(similarity: np.ndarray, floor: float) -> np.ndarray:
-    span = max(1e-6, 1.0 - floor)
+def semantic_part(similarity: np.ndarray, floor: float, ceiling: float = 1.0) -> np.ndarray:
+    span = max(1e-6, ceiling - floor)
     return np.clip((similarity - floor) / span, 0.0, 1.0) * 100.0
 
 
 def score_batch(cand: CandidateFeatures, batch: JobBatch, similarity: np.ndarray, floor: float, *,
-                matched: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """(scores, parts) of every job of ``batch`` for ``cand``; ``similarity`` is per job (cosine).
+                ceiling: float = 1.0, matched: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """(scores, parts) of every job of ``batch`` for ``cand``; ``similarity`` is per job (cosine),
+    0 at ``floor`` and 100 at ``ceiling`` (the model's calibration).
 
     ``matched``: the candidate's (required, nice) skill counts per job when the caller computed
     them for many candidates at once (one matrix product).
     """
     n = len(batch)
-    parts: dict[str, np.ndarray] = {"semantic": semantic_part(similarity.astype(np.float64), floor)}
+    parts: dict[str, np.ndarray] = {"semantic": semantic_part(similarity.astype(np.float64), floor, ceiling)}
 
     # skills
     if not cand.skills:
@@ -233,8 +300,9 @@ def score_batch(cand: CandidateFeatures, batch: JobBatch, similarity: np.ndarray
     level_fit = np.full(n, np.nan)
     if cand.level is not None:
         known = batch.level >= 0
-        distance = np.minimum(np.abs(batch.level.astype(np.int16) - cand.level), 3)
-        level_fit = np.where(known, _SENIORITY_FIT[distance], np.nan)
+        gap = cand.level - batch.level.astype(np.int16)           # > 0: the candidate is above the job's level
+        fit = np.where(gap >= 0, _OVER_FIT[np.minimum(np.abs(gap), 3)], _UNDER_FIT[np.minimum(np.abs(gap), 3)])
+        level_fit = np.where(known, fit, np.nan)
     degree_fit = np.full(n, np.nan)
     if cand.degree is not None:
         short = np.clip(batch.degree.astype(np.int16) - cand.degree, 0, 2)

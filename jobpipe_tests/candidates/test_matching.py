@@ -292,3 +292,24 @@ def test_a_new_copy_of_a_listed_job_rescores_its_group_without_duplicating_an_en
     refresh_matches(db, top_n=3, reserve=1, full=True)
     assert len(incremental) == len(listed) == 3
     assert {e for e, _ in incremental} <= {e for e, _ in world.visible(db, "py", 3)} | {e for e, _ in listed}
+
+
+def test_skill_weights_are_frozen_with_the_model_and_measured_again_only_with_a_rebuild(db, market):
+    """A night's new jobs do not move the weights (partial lists stay on the full build's scale);
+    a calibration without weights (older installs) gets them and every list is rebuilt with them."""
+    first = refresh_matches(db, top_n=10, reserve=5)
+    assert first.full == 4
+    stored = db.execute("SELECT skill_weights FROM match_calibration").fetchone()[0]
+    common, rare = world.SKILLS[0], "Rust"
+    assert stored["weights"][common] < stored["unseen"] and rare not in stored["weights"]
+    more = [world.posting(f"rust-{i}", "Systems Engineer", skills=[rare, common]) for i in range(40)]
+    world.load(db, market["postings"] + more)
+    night = refresh_matches(db, top_n=10, reserve=5)
+    assert night.full == 0 and night.jobs_touched >= 40
+    assert db.execute("SELECT skill_weights FROM match_calibration").fetchone()[0] == stored
+    db.execute("UPDATE match_calibration SET skill_weights = NULL")
+    db.commit()
+    again = refresh_matches(db, top_n=10, reserve=5)
+    assert again.full == 4 and again.partial == 0
+    remeasured = db.execute("SELECT skill_weights FROM match_calibration").fetchone()[0]
+    assert rare in remeasured["weights"] and remeasured != stored
