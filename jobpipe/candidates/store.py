@@ -13,14 +13,14 @@ import hashlib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 from jobpipe.candidates.models import CandidateProfile
-from jobpipe.candidates.parse import PARSER_VERSION
+from jobpipe.candidates.parse import PARSER_VERSION, parse_redacted
 from jobpipe.candidates.preferences import CandidatePreferences, effective, preferences_hash
 
 _PLACEHOLDER = re.compile(r"\[(?:email|phone|link|handle|address|number|name|contact)\]")
@@ -294,3 +294,29 @@ def folder_candidates(conn: psycopg.Connection) -> dict[str, dict[str, Any]]:
 
 def candidate_origins(conn: psycopg.Connection) -> dict[str, str]:
     return dict(conn.execute("SELECT candidate_id, origin FROM candidates").fetchall())
+
+
+def reprofile_outdated(conn: psycopg.Connection) -> int:
+    """Profile again the CLI and API candidates whose profile is of an older parser; commits.
+
+    Folder candidates are read again from their files when ``PARSER_VERSION`` changes; these have
+    no file, so they are profiled from their stored resume text, which is already redacted (no
+    personal detail comes back). A parser or embedding-text change thus reaches every candidate,
+    and each one whose embedding text changed is embedded again by the usual change detection.
+    Returns how many were rewritten.
+    """
+    ids = [r[0] for r in conn.execute(
+        "SELECT candidate_id FROM candidates WHERE origin <> 'folder' AND parser_version < %s ORDER BY candidate_id",
+        (PARSER_VERSION,))]
+    rewritten = 0
+    for start in range(0, len(ids), 200):
+        for old in load_candidates(conn, ids[start:start + 200]):
+            p = old.profile
+            profile = parse_redacted(old.candidate_id, p.resume_text, today=date.fromisoformat(p.as_of) if p.as_of
+                                     else None, truncated=p.truncated, redacted=p.redacted)
+            record = CandidateRecord(profile, old.preferences, origin=old.origin, source_file=old.source_file,
+                                     file_hash=old.file_hash, file_size=old.file_size, file_mtime_ns=old.file_mtime_ns)
+            rewritten += upsert_candidate(conn, record) != "unchanged"
+        if not conn.autocommit:
+            conn.commit()
+    return rewritten

@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 
 from jobpipe.candidates.folder import sync_folder
+from jobpipe.candidates.store import reprofile_outdated
 from jobpipe.candidates.matching import DEFAULT_RESERVE, DEFAULT_TOP_N, refresh_matches
 from jobpipe.embedding.base import Embedder
 from jobpipe.pipeline.locking import locked
@@ -43,10 +44,11 @@ def profile_candidates(conn: psycopg.Connection, path: str | Path, *, run_id: st
     """
     with locked(conn, "candidates", stage="profile candidates", run_id=run_id):
         r = sync_folder(conn, path)
-    log.info("candidates: %d profiled, %d unchanged, %d deleted, %d quarantined", r.profiled, r.unchanged,
+        again = reprofile_outdated(conn)   # CLI/API candidates of an older parser
+    log.info("candidates: %d profiled, %d unchanged, %d deleted, %d quarantined", r.profiled + again, r.unchanged,
              r.deleted, r.quarantined)
-    return ProfileOutcome(profiled=r.profiled, unchanged=r.unchanged, deleted=r.deleted, quarantined=r.quarantined,
-                          candidates=r.candidates)
+    return ProfileOutcome(profiled=r.profiled + again, unchanged=r.unchanged, deleted=r.deleted,
+                          quarantined=r.quarantined, candidates=r.candidates)
 
 
 @dataclass(frozen=True)
