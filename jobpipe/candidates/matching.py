@@ -176,7 +176,7 @@ def _measure_weights(conn: psycopg.Connection, model: ActiveModel) -> SkillWeigh
 
 
 def calibrate(conn: psycopg.Connection, model: ActiveModel, *, store: bool = True) -> Calibration:
-    """The model's scales, measured once and frozen (``sql/0023_skill_weights.sql``).
+    """The model's scales, measured once and frozen (``sql/0024_skill_weights.sql``).
 
     * floor: the cosine similarity of two unrelated postings (median of random pairs);
     * ceiling: the similarity of the closest 1% of random pairs (``CEILING_QUANTILE``). Models
