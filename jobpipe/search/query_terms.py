@@ -174,6 +174,56 @@ def _english_variants(token: str) -> list[str]:
     return [token + "s"]
 
 
+def _english_lemmas(word: str) -> list[str]:
+    """Base forms of an inflected English word, most likely first (robots -> robot, tagging -> tag).
+
+    The dictionary's senses are base forms ("robot", "label"), while a query says "robots",
+    "labeling": looked up as typed, every plural and -ing/-ed form had no translation.
+    """
+    if not word.isascii() or not word.isalpha() or len(word) < 4:
+        return []
+    out: list[str] = []
+    if word.endswith("ies") and len(word) > 4:
+        out.append(word[:-3] + "y")
+    elif word.endswith(("ches", "shes", "sses", "xes")):
+        out.append(word[:-2])
+    elif word.endswith("s") and not word.endswith("ss"):
+        out.append(word[:-1])
+    for suffix in ("ing", "ed"):
+        stem = word[:-len(suffix)]
+        if word.endswith(suffix) and len(stem) >= 3:
+            out.append(stem)                      # labeling -> label, streamed -> stream
+            if len(stem) >= 4 and stem[-1] == stem[-2]:
+                out.append(stem[:-1])             # tagging -> tag
+            out.append(stem + "e")                # pricing -> price
+    return out
+
+
+def _translations(token: str) -> tuple[str, ...]:
+    """The dictionary's words for a query word in the other language, inflections included.
+
+    An English word is looked up as typed, else by its base form (dictionary senses are base
+    forms); a hyphenated one also as separate words ("live-streaming" -> "live streaming").
+    Single English glosses of a Chinese word get their singular/plural too, as the typed word
+    does: "investigation" must also find a posting titled "Investigations".
+    """
+    if _CJK_CHAR.search(token):
+        out: list[str] = []
+        for gloss in english_for(token):
+            out.append(gloss)
+            if " " not in gloss:
+                out.extend(_english_variants(gloss))
+        return tuple(dict.fromkeys(out))
+    forms = [token]
+    if "-" in token:
+        forms.append(token.replace("-", " "))
+    for form in forms + _english_lemmas(token):
+        heads = chinese_for(form)
+        if heads:
+            return heads
+    return ()
+
+
 def _add_translations(concept: Concept, token: str) -> None:
     """The other language's words for ``token``: a city's names, else the dictionary's.
 
@@ -191,8 +241,7 @@ def _add_translations(concept: Concept, token: str) -> None:
         return
     if len(known) > 1 and any(t != token for t in _term_groups().get(token, ())):
         return
-    translations = english_for(token) if _CJK_CHAR.search(token) else chinese_for(token)
-    for word in translations:
+    for word in _translations(token):
         if word not in known:
             concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
             known.add(word)
@@ -238,7 +287,8 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
     groups = _term_groups()
     by_label = {c.label: c for c in concepts}
     for phrase in _latin_phrases(tokens):
-        heads = chinese_for(phrase)
+        head, _, last = phrase.rpartition(" ")
+        heads = next((h for h in (chinese_for(f) for f in [phrase] + [f"{head} {b}" for b in _english_lemmas(last)]) if h), ())
         if heads and phrase not in by_label:
             concept = Concept(phrase, [Alternative(phrase, 1.0)])
             concept.alternatives.extend(Alternative(h, DICTIONARY_WEIGHT) for h in heads)

@@ -63,3 +63,26 @@ def test_chinese_query_finds_an_english_posting_through_the_dictionary(db):
     db.commit()
     response = search(db, "退伍军人 房贷", mode="keyword")
     assert response.results and response.results[0].job_id == target
+
+
+def test_inflected_english_words_are_translated_by_their_base_form():
+    # Dictionary senses are base forms: a plural or an -ing form used to get no translation at all.
+    alts = lambda q, label: [a.text for a in {c.label: c for c in query_concepts(q)}[label].alternatives]  # noqa: E731
+    assert "机器人" in alts("robots", "robots")
+    assert "视频" in alts("videos", "videos")
+    assert "标注" in alts("tagging", "tagging")        # doubled consonant undone
+    assert "价格" in alts("pricing", "pricing")        # -ing of a word ending in e
+    assert "产品经理" in alts("product managers", "product managers")   # a phrase's last word
+
+
+def test_english_glosses_of_a_chinese_word_carry_their_plural():
+    alts = [a.text for a in {c.label: c for c in query_concepts("调查")}["调查"].alternatives]
+    assert "investigation" in alts and "investigations" in alts
+
+
+def test_a_plural_english_query_finds_a_chinese_posting(db):
+    target = insert_job(db, "robot", "机器人销售", cities=["Hangzhou"], description="销售智能机器人产品。")
+    insert_job(db, "other", "电话销售", cities=["Hangzhou"], description="负责客户回访。")
+    db.commit()
+    response = search(db, "robots", mode="keyword")
+    assert [r.job_id for r in response.results] == [target]
