@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import psycopg
 
 from jobpipe.search.filters import build_filter_sql
-from jobpipe.search.fusion import RRF_K, reciprocal_rank_fusion
+from jobpipe.search.fusion import RRF_K, Fused, LegResult, reciprocal_rank_fusion
 from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
 from jobpipe.search.rerank import Reranker, document_text
 from jobpipe.search.rerank import rerank as rerank_documents
@@ -98,31 +98,32 @@ def search(
             info["search_text"] = text
     fsql = build_filter_sql(filters)
     depth = _depth(top_k)
-    lists: dict[str, list[int]] = {}
-    leg_scores: dict[str, dict[int, float]] = {}
+    legs: list[LegResult] = []
     model_name: str | None = None
 
     if mode == "hybrid" and keyword_conn is not None and text:
-        model_name = _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings, notes, info,
-                                lists, leg_scores)
+        model_name, legs = _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings, notes,
+                                      info)
     else:
         if mode in ("hybrid", "vector"):
-            model_name = _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, lists, leg_scores)
-            if mode == "vector" and "vector" not in lists:
+            model_name, vector = _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info)
+            if vector is not None:
+                legs.append(vector)
+            elif mode == "vector":
                 notes.append("vector search unavailable: answered by keyword search")
-        if mode in ("hybrid", "keyword") or "vector" not in lists:
-            _keyword_leg(conn, text, filters, fsql, depth, timings, info, lists, leg_scores)
-    effective = "hybrid" if len(lists) == 2 else next(iter(lists), "browse")
-    if not lists:
+        if mode in ("hybrid", "keyword") or not legs:
+            keyword = _keyword_leg(conn, text, filters, fsql, depth, timings, info)
+            if keyword is not None:
+                legs.append(keyword)
+    effective = "hybrid" if len(legs) == 2 else legs[0].leg if legs else "browse"
+    if not legs:
         hits = _timed(timings, "keyword", lambda: browse_candidates(conn, fsql, depth))
-        lists["browse"] = [h.job_id for h in hits]
+        legs.append(LegResult("browse", tuple(h.job_id for h in hits)))
         notes.append("no searchable words in the query: newest matching postings first")
 
-    ordered_scores = {leg: [leg_scores[leg][j] for j in ids] for leg, ids in lists.items() if leg in leg_scores}
-    fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(
-        lists, k=rrf_k, weights=LEG_WEIGHTS, scores=ordered_scores or None))
+    fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(legs, k=rrf_k, weights=LEG_WEIGHTS))
     want = max(top_k, reranker.depth) if rerank and reranker is not None else top_k
-    results = _timed(timings, "fetch", lambda: _results(conn, fused, leg_scores, want, collapse_duplicates))
+    results = _timed(timings, "fetch", lambda: _results(conn, fused, want, collapse_duplicates))
     rerank_info = None
     if rerank:
         results, rerank_info = _reranked(conn, query, results, reranker, timings, notes)
@@ -162,8 +163,8 @@ def _reranked(conn, query, results, reranker, timings, notes) -> tuple[list[Sear
     return [head[i] for i in outcome.order] + results[len(head):], outcome.info
 
 
-def _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings, notes, info, lists,
-               leg_scores) -> str | None:
+def _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings, notes,
+               info) -> tuple[str | None, list[LegResult]]:
     """The two legs at once, each on its own connection; results merged as if run in turn.
 
     The keyword leg uses the vector plan's filter estimate (where to check the filter), so the
@@ -171,61 +172,56 @@ def _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings
     """
     key_timings: dict[str, float] = {}
     key_info: dict[str, Any] = {}
-    key_lists: dict[str, list[int]] = {}
-    key_scores: dict[str, dict[int, float]] = {}
     plan = None
     if fsql.selective:
         plan = _timed(timings, "vector", lambda: choose_plan(conn, fsql))
         key_info["vector_plan"] = {"filter_rows": plan.filter_rows}
-    keyword = _LEG_POOL.submit(_keyword_leg, keyword_conn, text, filters, fsql, depth, key_timings,
-                               key_info, key_lists, key_scores)
+    keyword_future = _LEG_POOL.submit(_keyword_leg, keyword_conn, text, filters, fsql, depth, key_timings,
+                                      key_info)
     try:
-        model_name = _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, lists, leg_scores,
-                                 plan=plan)
+        model_name, vector = _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, plan=plan)
     finally:
-        keyword.result()
+        keyword = keyword_future.result()
     for stage, ms in key_timings.items():
         timings[stage] = timings.get(stage, 0.0) + ms
     info.update({k: v for k, v in key_info.items() if k != "vector_plan"})
-    lists.update(key_lists)
-    leg_scores.update(key_scores)
-    return model_name
+    return model_name, [leg for leg in (vector, keyword) if leg is not None]
 
 
 #: Threads that run keyword legs beside vector legs (they wait on the database, not the GIL).
 _LEG_POOL = ThreadPoolExecutor(max_workers=16, thread_name_prefix="jobpipe-search-leg")
 
 
-def _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, lists, leg_scores, *,
-                plan: VectorPlan | None = None) -> str | None:
+def _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, *,
+                plan: VectorPlan | None = None) -> tuple[str | None, LegResult | None]:
+    """(the active model, what the vector leg found) -- None with a note when it cannot run."""
     if not text:
-        return None
+        return None, None
     if embedder is None:
         notes.append("no embedder configured: keyword search only")
-        return None
+        return None, None
     model = active_model(conn)
     if model is None:
         notes.append("no active embedding model yet (postings not embedded): keyword search only")
-        return None
+        return None, None
     embedder_model = getattr(embedder, "model", None)
     if embedder_model != model.model or int(getattr(embedder, "dims", model.dims)) != model.dims:
         notes.append(f"embedder {embedder_model!r} is not the active model {model.model!r}: keyword search only")
-        return model.model
+        return model.model, None
     vector, cached = _timed(timings, "embed", lambda: embed_query(embedder, text))
     info["embed_cached"] = cached
     if plan is None:
         plan = _timed(timings, "vector", lambda: choose_plan(conn, fsql))
     hits = _timed(timings, "vector", lambda: vector_candidates(conn, model, vector, fsql, depth, plan))
     info["vector_plan"] = {"method": plan.method, "filter_rows": plan.filter_rows, "fallback": plan.fallback}
-    lists["vector"] = [h.job_id for h in hits]
-    leg_scores["vector"] = {h.job_id: 1.0 - h.distance for h in hits}
-    return model.model
+    return model.model, LegResult.of("vector", [(h.job_id, 1.0 - h.distance) for h in hits])
 
 
-def _keyword_leg(conn, text, filters, fsql, depth, timings, info, lists, leg_scores) -> None:
+def _keyword_leg(conn, text, filters, fsql, depth, timings, info) -> LegResult | None:
+    """What the keyword leg found, or None when the query has no searchable words."""
     concepts = query_concepts(text, filters) if text else []
     if not concepts:
-        return
+        return None
     prepared = _timed(timings, "keyword", lambda: prepare_concepts(conn, concepts))
     info["keyword_concepts"] = [
         {"label": c.label, "alternatives": [{"body": a.body_q, "title": a.title_q, "weight": a.weight,
@@ -233,15 +229,14 @@ def _keyword_leg(conn, text, filters, fsql, depth, timings, info, lists, leg_sco
         for c in prepared
     ]
     if not prepared:
-        return
+        return None
     # The vector leg counted the filter's matches (capped): where to check the filter.
     filter_rows = (info.get("vector_plan") or {}).get("filter_rows")
     hits = _timed(timings, "keyword", lambda: keyword_candidates(conn, prepared, fsql, depth, filter_rows=filter_rows))
-    lists["keyword"] = [h.job_id for h in hits]
-    leg_scores["keyword"] = {h.job_id: h.score for h in hits}
+    return LegResult.of("keyword", [(h.job_id, h.score) for h in hits])
 
 
-def _results(conn, fused, leg_scores, top_k: int, collapse: bool) -> list[SearchResult]:
+def _results(conn, fused: list[Fused], top_k: int, collapse: bool) -> list[SearchResult]:
     """The first ``top_k`` duplicate groups of the fused ranking, fetched in small chunks.
 
     Only as many candidates are read as it takes to fill ``top_k`` groups (plus the rest of
@@ -265,19 +260,19 @@ def _results(conn, fused, leg_scores, top_k: int, collapse: bool) -> list[Search
                 continue
             if len(results) >= top_k:
                 continue
-            result = _result(row, item, leg_scores)
+            result = _result(row, item)
             results.append(result)
             if group is not None:
                 by_group[group] = result
     return results
 
 
-def _result(row: dict[str, Any], item, leg_scores) -> SearchResult:
+def _result(row: dict[str, Any], item: Fused) -> SearchResult:
     extra: dict[str, Any] = {"remote": row["remote"], "job_type": row["job_type"]}
-    if "vector" in item.ranks:
-        extra["vector_similarity"] = round(leg_scores["vector"][item.job_id], 6)
-    if "keyword" in item.ranks:
-        extra["keyword_score"] = round(leg_scores["keyword"][item.job_id], 6)
+    if "vector" in item.leg_scores:
+        extra["vector_similarity"] = round(item.leg_scores["vector"], 6)
+    if "keyword" in item.leg_scores:
+        extra["keyword_score"] = round(item.leg_scores["keyword"], 6)
     return SearchResult(
         job_id=row["job_id"], source=row["source"], external_id=row["external_id"], title=row["title"],
         company=row["company"], cities=row["cities"], salary=row["salary"], url=row["url"],

@@ -19,6 +19,32 @@ from dataclasses import dataclass, field
 RRF_K = 60.0
 #: How much a leg's own normalized score scales its RRF contribution.
 SCORE_GAIN = {"keyword": 3.0, "vector": 1.0}
+#: Legs whose scores mean something to fusion (a browse list is newest first, unscored).
+LEGS = ("vector", "keyword", "browse")
+
+
+@dataclass(frozen=True)
+class LegResult:
+    """What one leg found, best first: the one shape every leg returns and fusion reads.
+
+    ``scores[i]`` is ``ids[i]``'s score in that leg (vector: cosine similarity; keyword: its
+    BM25-style sum; browse: none), or ``scores`` is empty when the leg's order is all it has.
+    """
+
+    leg: str
+    ids: tuple[int, ...]
+    scores: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.leg not in LEGS:
+            raise ValueError(f"unknown leg {self.leg!r} (known: {', '.join(LEGS)})")
+        if self.scores and len(self.scores) != len(self.ids):
+            raise ValueError(f"{self.leg} leg: {len(self.ids)} ids but {len(self.scores)} scores")
+
+    @classmethod
+    def of(cls, leg: str, hits: Sequence[tuple[int, float]]) -> LegResult:
+        """From (job_id, score) pairs in rank order."""
+        return cls(leg, tuple(h[0] for h in hits), tuple(float(h[1]) for h in hits))
 
 
 @dataclass
@@ -26,6 +52,7 @@ class Fused:
     job_id: int
     score: float
     ranks: dict[str, int] = field(default_factory=dict)   # leg name -> 1-based rank
+    leg_scores: dict[str, float] = field(default_factory=dict)   # leg name -> that leg's own score
 
 
 def normalized_scores(leg: str, scores: Sequence[float]) -> list[float]:
@@ -40,29 +67,31 @@ def normalized_scores(leg: str, scores: Sequence[float]) -> list[float]:
 
 
 def reciprocal_rank_fusion(
-    lists: Mapping[str, Sequence[int]],
+    legs: Sequence[LegResult],
     *,
     k: float = RRF_K,
     weights: Mapping[str, float] | None = None,
-    scores: Mapping[str, Sequence[float]] | None = None,
     score_gain: Mapping[str, float] | None = None,
+    use_scores: bool = True,
 ) -> list[Fused]:
-    """Fused ranking of every id in ``lists``; ties broken by best single rank, then id.
+    """Fused ranking of every id the legs found; ties broken by best single rank, then id.
 
-    Without ``scores`` this is plain (weighted) RRF. With them, each leg's contribution is
-    ``weight * (1 + gain * normalized score) / (k + rank)``.
+    A leg with scores (and ``use_scores``) contributes ``weight * (1 + gain * normalized
+    score) / (k + rank)`` per posting; without, plain (weighted) RRF ``weight / (k + rank)``.
     """
     gains = SCORE_GAIN if score_gain is None else score_gain
     fused: dict[int, Fused] = {}
-    for leg, ids in lists.items():
+    for result in legs:
+        leg = result.leg
         weight = 1.0 if weights is None else weights.get(leg, 1.0)
-        leg_scores = scores.get(leg) if scores else None
-        norm = normalized_scores(leg, leg_scores) if leg_scores is not None else None
-        for rank, job_id in enumerate(ids, start=1):
+        norm = normalized_scores(leg, result.scores) if use_scores and result.scores else None
+        for rank, job_id in enumerate(result.ids, start=1):
             item = fused.setdefault(job_id, Fused(job_id, 0.0))
             if leg in item.ranks:
                 continue   # a list repeating an id counts it once, at its best rank
             item.ranks[leg] = rank
+            if result.scores:
+                item.leg_scores[leg] = result.scores[rank - 1]
             boost = 1.0 + gains.get(leg, 0.0) * norm[rank - 1] if norm is not None else 1.0
             item.score += weight * boost / (k + rank)
     return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), f.job_id))
