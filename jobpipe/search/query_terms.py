@@ -16,6 +16,7 @@ them, query words are:
 from __future__ import annotations
 
 import functools
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -238,6 +239,12 @@ def _add_translations(concept: Concept, token: str) -> None:
                 if word not in known:
                     concept.alternatives.append(Alternative(word, TRANSLATION_WEIGHT))
                     known.add(word)
+        # The dictionary knows the other places of that name: 圣地亚哥 is Santiago in the city
+        # table, and San Diego too.
+        for word in _translations(token) if _CJK_CHAR.search(token) else ():
+            if word not in known:
+                concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
+                known.add(word)
         return
     if len(known) > 1 and any(t != token for t in _term_groups().get(token, ())):
         return
@@ -307,4 +314,35 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
             by_label[term] = concept
         known = {a.text for a in concept.alternatives}
         concept.alternatives.extend(Alternative(t, TRANSLATION_WEIGHT) for t in others if t not in known)
+    _drop_part_translations(concepts)
     return concepts
+
+
+def _drop_part_translations(concepts: list[Concept]) -> None:
+    """A part of a place name in the query keeps only translations that are part of the name's.
+
+    Names do not compose: 都柏林 is Dublin, its part 柏林 is Berlin; 圣地亚哥 is San Diego, its
+    part 圣地 a "holy land". The part as typed still matches Chinese postings that contain it, but
+    its translations would only find unrelated postings in the other language. Only names (the
+    normalizer's city table) are cut this way: other words mostly compose, and where they do not
+    quite (世界各地 is "everywhere", a posting says "around the world") the part's sense still helps.
+    """
+    for part in concepts:
+        if not _CJK_CHAR.search(part.label):
+            continue
+        wholes = [c for c in concepts if c is not part and part.label in c.label and len(c.label) > len(part.label)
+                  and resolve_city(c.label) is not None]
+        whole_words = {w for c in wholes for a in c.alternatives[1:] if not _CJK_CHAR.search(a.text)
+                       for w in a.text.split()}
+        if not whole_words:
+            continue   # the whole has no translation: the parts' are the only bridge
+        part.alternatives = [a for a in part.alternatives if _CJK_CHAR.search(a.text)
+                             or all(any(_same_stem(w, x) for x in whole_words) for w in a.text.split())]
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Whether two English words are forms of one word (learn/learning, science/scientist)."""
+    if a == b:
+        return True
+    shared = len(os.path.commonprefix([a, b]))
+    return shared >= max(4, min(len(a), len(b)) - 2)

@@ -43,7 +43,7 @@ _SKIP = re.compile(r"^(CL:|variant of|old variant|see |surname |abbr\. for|also 
 _WORD = re.compile(r"^[a-z][a-z0-9+#.'\- ]*[a-z0-9+#]$|^[a-z]$")
 _TO = re.compile(r"^to ", re.I)
 #: Version of the derived tables' format (part of the cache file's name).
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 _lock = threading.Lock()
 
 
@@ -55,9 +55,9 @@ def _clean_gloss(gloss: str) -> str | None:
     gloss = gloss.strip()
     if not gloss or _SKIP.match(gloss):
         return None
+    gloss = _PAREN.sub(" ", gloss)   # first: a note may hold a comma ("Columbia (District of, or ...)")
     if ", " in gloss and gloss[:1].isupper():
         gloss = gloss.split(", ", 1)[0]   # "Oslo, capital of Norway" -> "Oslo"
-    gloss = _PAREN.sub(" ", gloss)
     gloss = _TO.sub("", gloss.strip())
     gloss = " ".join(gloss.replace("'s", "").split()).lower().strip(" .;,")
     if not gloss or not _WORD.match(gloss) or len(gloss.split()) > MAX_GLOSS_WORDS:

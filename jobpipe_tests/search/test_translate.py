@@ -86,3 +86,21 @@ def test_a_plural_english_query_finds_a_chinese_posting(db):
     db.commit()
     response = search(db, "robots", mode="keyword")
     assert [r.job_id for r in response.results] == [target]
+
+
+def test_a_note_with_a_comma_does_not_lose_the_gloss():
+    assert _clean_gloss("Columbia (District of, or University etc)") == "columbia"
+    assert english_for("哥伦比亚") == ("colombia", "columbia")
+
+
+def test_a_city_word_also_gets_the_other_places_of_its_name():
+    # The city table reads 圣地亚哥 as Santiago; the dictionary knows San Diego too.
+    alts = [a.text for a in {c.label: c for c in query_concepts("圣地亚哥")}["圣地亚哥"].alternatives]
+    assert "santiago" in alts and "san diego" in alts
+
+
+def test_parts_of_a_place_name_keep_no_unrelated_translations():
+    concepts = {c.label: [a.text for a in c.alternatives] for c in query_concepts("都柏林 圣地亚哥 数据科学家")}
+    assert concepts["柏林"] == ["柏林"]                 # Dublin's part is no Berlin
+    assert "holy land" not in concepts["圣地"]
+    assert "data" in concepts["数据"]                   # a word that composes keeps its parts' senses
