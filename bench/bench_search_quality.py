@@ -5,7 +5,8 @@
 Two query sets by default: the shared dev set (39 queries) and ours, ``bench/labels/search_queries.jsonl``
 (188 queries written for issue 15: 128 cross-lingual known-item queries in both directions, 40
 same-language ones and 20 filtered ones, 4 per filter type: city, job type, remote, salary and
-posted-within; ids and our own paraphrases only, see its ``note`` fields). A filtered query's
+posted-within; ids and our own paraphrases only, see its ``note`` fields). Every third of ours
+(qid number divisible by 3) is held out from development and scored on its own (``held_out``). A filtered query's
 ``posted_within_days`` counts back from its ``as_of`` date (the corpus is historical), so the
 bench adds the days since then. Filtered queries are also scored per filter type, with P@10
 both as the scorer computes it and against its ceiling (min(10, |relevant|)).
@@ -138,15 +139,33 @@ def per_filter_type(queries: list[dict], results: Path) -> dict[str, dict[str, f
     return out
 
 
+def held_out(qid: str) -> bool:
+    """Our labels held out from development: every third query of each kind (s15-xzh-003, -006, ...).
+
+    Changes to the search are read on the others ("development"); the held-out third says
+    whether a change generalizes. The shared dev set is never developed on at all.
+    """
+    number = qid.rsplit("-", 1)[-1]
+    return qid.startswith("s15-") and number.isdigit() and int(number) % 3 == 0
+
+
 def run_set(conn, path: Path, ids, embedder, modes: list[str], collapse: bool) -> None:
     queries = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
     print(f"\n=== {path.name}: {len(queries)} queries")
-    summaries, by_type = {}, {}
+    summaries, by_type, splits = {}, {}, {}
+    subsets = {}
+    if any(held_out(q["qid"]) for q in queries):
+        for name, keep in (("development", False), ("held-out", True)):
+            subset = OUT_DIR / f"queries_{path.stem}_{name}.jsonl"
+            subset.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries
+                                      if held_out(q["qid"]) == keep), encoding="utf-8")
+            subsets[name] = subset
     for mode in modes:
         out = OUT_DIR / f"results_{path.stem}_{mode.replace('+', '_')}.jsonl"
         latencies = run_mode(conn, queries, ids, embedder, mode, collapse, out)
         summaries[mode] = score(path, out)
         by_type[mode] = per_filter_type(queries, out)
+        splits[mode] = {name: score(subset, out) for name, subset in subsets.items()}
         latencies.sort()
         print(f"{mode:12s} results -> {out}  (per query incl. embedding: p50 {latencies[len(latencies) // 2]:.1f} ms)")
     groups = ["all", "lang=zh", "lang=en", "lang=cross", "kind=known_item", "known_item/cross", "known_item/zh",
@@ -159,6 +178,16 @@ def run_set(conn, path: Path, ids, embedder, modes: list[str], collapse: bool) -
                 continue
             cells = "".join(f"{'-':>9}" if row.get(m) is None else f"{row[m]:>9.3f}" for m in METRICS)
             print(f"{group:<18}{mode:<13}{cells}")
+    if subsets:
+        print(f"\n{'split':<30}{'mode':<13}" + "".join(f"{m:>9}" for m in METRICS))
+        for group in ("known_item/cross", "known_item/zh", "known_item/en", "kind=filtered"):
+            for name in subsets:
+                for mode in modes:
+                    row = splits[mode][name].get(group)
+                    if row:
+                        cells = "".join(f"{'-':>9}" if row.get(m) is None else f"{row[m]:>9.3f}" for m in METRICS)
+                        label = f"{name} {group}"
+                        print(f"{label:<30}{mode:<13}{cells}")
     if any(by_type.values()):
         print(f"\n{'filter type':<18}{'mode':<13}{'n':>4}{'P@10':>9}{'P@10/ceil':>11}{'R@50':>9}")
         for kind in FILTER_TYPES:
