@@ -46,6 +46,19 @@ _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _QUERY_STOP = frozenset(
     "job jobs position positions role roles opening openings opportunity hiring looking want need "
     "work working company 岗位 职位 工作 机会 招 招人 找 想 一个 一家 相关 方向 要求 可以 能够 优先".split()
+) | frozenset(
+    # Function words. Each matches only postings in the language it was typed in, and its IDF is
+    # inflated by the other language's half of the catalogue (a word in every English posting is
+    # in none of the Chinese ones): as concepts they pushed same-language postings above the
+    # other-language one that was asked for. The posting tokenizer's stop list is smaller (it is
+    # shared with stored terms); these are dropped from queries only.
+    "its their them they he she his her him who whom whose which what where when why how there here "
+    "these those than then so such very can could would should may might must shall do does did doing "
+    "done been being was were am not no nor but if about into onto over under also just only more most "
+    "other others some any each every all both either neither way ways etc able via per i me my mine "
+    "yours ours us "
+    "我们 你们 他们 她们 它们 我 你 他 她 它 这 那 这些 那些 这个 那个 一些 其他 其它 以及 并且 而且 "
+    "或者 还有 进行 事情 非常 比较 很 更 最 如果 因为 所以 但是 然后 通过 之一 等等".split()
 )
 
 _JOB_TYPE_WORDS: dict[str, tuple[str, ...]] = {

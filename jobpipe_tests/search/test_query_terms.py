@@ -42,3 +42,20 @@ def test_dictionary_terms_split_by_jieba_are_still_found():
 
 def test_a_query_of_only_filter_words_has_no_concepts():
     assert query_concepts("实习", SearchFilters(job_type="intern")) == []
+
+
+def test_function_words_are_no_concepts():
+    labels = [c.label for c in query_concepts("which roles can I do with their team, 我们 以及 其他 团队")]
+    assert labels == ["team", "团队"]
+
+
+def test_function_words_do_not_pull_same_language_postings_above_the_asked_one(db):
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import insert_job
+
+    target = insert_job(db, "zh", "机器人销售", cities=["Hangzhou"], description="销售智能机器人。")
+    insert_job(db, "en", "Office assistant", cities=["Hangzhou"], description="Who we are: a team that can help.")
+    insert_job(db, "zh2", "前台", cities=["Hangzhou"], description="接待访客。")
+    db.commit()
+    response = search(db, "who can sell robots", mode="keyword")
+    assert [r.job_id for r in response.results] == [target]
