@@ -28,8 +28,8 @@ BEGIN
     UPDATE job_terms
     SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
         remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
-        salary_annual_max = NEW.salary_annual_max, location_raw = NEW.location_raw,
-        field_origins = NEW.field_origins
+        salary_annual_max = NEW.salary_annual_max, salary_annual_min = NEW.salary_annual_min,
+        location_raw = NEW.location_raw, field_origins = NEW.field_origins
     WHERE job_id = NEW.job_id;
     RETURN NULL;
 END
@@ -368,7 +368,8 @@ CREATE TABLE public.job_terms (
     salary_currency text,
     salary_annual_max numeric,
     location_raw text,
-    field_origins jsonb DEFAULT '{}'::jsonb NOT NULL
+    field_origins jsonb DEFAULT '{}'::jsonb NOT NULL,
+    salary_annual_min numeric
 )
 WITH (fillfactor='90', toast_tuple_target='256');
 ALTER TABLE ONLY public.job_terms ALTER COLUMN search_tsv SET STATISTICS 1000;
@@ -1063,7 +1064,7 @@ CREATE INDEX raw_postings_source_external ON public.raw_postings USING btree (so
 -- Name: jobs jobs_filters_to_terms; Type: TRIGGER; Schema: public; Owner: -
 --
 
-CREATE TRIGGER jobs_filters_to_terms AFTER UPDATE ON public.jobs FOR EACH ROW WHEN (((((((((((old.closed_at IS DISTINCT FROM new.closed_at) OR (old.cities IS DISTINCT FROM new.cities)) OR (old.skills IS DISTINCT FROM new.skills)) OR (old.job_type IS DISTINCT FROM new.job_type)) OR (old.remote IS DISTINCT FROM new.remote)) OR (old.posted_at IS DISTINCT FROM new.posted_at)) OR (old.salary_currency IS DISTINCT FROM new.salary_currency)) OR (old.salary_annual_max IS DISTINCT FROM new.salary_annual_max)) OR (old.location_raw IS DISTINCT FROM new.location_raw)) OR (old.field_origins IS DISTINCT FROM new.field_origins))) EXECUTE FUNCTION public.jobpipe_job_terms_filters();
+CREATE TRIGGER jobs_filters_to_terms AFTER UPDATE ON public.jobs FOR EACH ROW WHEN ((((((((((((old.closed_at IS DISTINCT FROM new.closed_at) OR (old.cities IS DISTINCT FROM new.cities)) OR (old.skills IS DISTINCT FROM new.skills)) OR (old.job_type IS DISTINCT FROM new.job_type)) OR (old.remote IS DISTINCT FROM new.remote)) OR (old.posted_at IS DISTINCT FROM new.posted_at)) OR (old.salary_currency IS DISTINCT FROM new.salary_currency)) OR (old.salary_annual_max IS DISTINCT FROM new.salary_annual_max)) OR (old.salary_annual_min IS DISTINCT FROM new.salary_annual_min)) OR (old.location_raw IS DISTINCT FROM new.location_raw)) OR (old.field_origins IS DISTINCT FROM new.field_origins))) EXECUTE FUNCTION public.jobpipe_job_terms_filters();
 
 --
 -- Name: candidate_embeddings candidate_embeddings_candidate_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

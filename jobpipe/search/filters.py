@@ -72,10 +72,13 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
         rates = fx_rates()
         # Same currency: compare as stated. Other currencies: convert both sides to USD.
         cases = " ".join(f"WHEN '{code}' THEN {rate!r}" for code, rate in sorted(rates.items()))
+        # The top of the range; a posting stating only a floor ("from $6,000/month") pays at
+        # least that floor, so the floor stands in for the missing top.
+        top = "coalesce(j.salary_annual_max, j.salary_annual_min)"
         clauses.append(
-            "j.salary_annual_max IS NOT NULL AND ("
-            "(j.salary_currency = %(f_currency)s AND j.salary_annual_max >= %(f_salary_min)s)"
-            f" OR (j.salary_currency <> %(f_currency)s AND j.salary_annual_max * (CASE j.salary_currency {cases} END)"
+            f"{top} IS NOT NULL AND ("
+            f"(j.salary_currency = %(f_currency)s AND {top} >= %(f_salary_min)s)"
+            f" OR (j.salary_currency <> %(f_currency)s AND {top} * (CASE j.salary_currency {cases} END)"
             " >= %(f_salary_min_usd)s))"
         )
         params["f_currency"] = currency

@@ -114,7 +114,7 @@ _CREATE_STAGE = (
 
 #: The jobs columns search filters on, copied into job_terms (sql/0009; a trigger keeps them equal).
 FILTER_COLUMNS = ("closed_at", "cities", "skills", "job_type", "remote", "posted_at", "salary_currency",
-                  "salary_annual_max", "location_raw", "field_origins")
+                  "salary_annual_max", "salary_annual_min", "location_raw", "field_origins")
 _FILTERS = ", ".join(FILTER_COLUMNS)
 
 # The join re-reads the row at write time: a posting deleted meanwhile is skipped (no FK

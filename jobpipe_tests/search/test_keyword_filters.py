@@ -75,3 +75,29 @@ def test_broad_filter_is_not_combined_with_the_word_index(db, catalogue, monkeyp
     plan = "\n".join(r[0] for r in db.execute("EXPLAIN " + captured["sql"], captured["params"]))
     db.execute("RESET enable_seqscan")
     assert "BitmapAnd" not in plan and "jobs_cities" not in plan
+
+
+def test_a_posting_stating_only_a_salary_floor_meets_a_filter_at_or_below_it(db):
+    """'From $6,000/month' has no top; its floor says it pays at least that (both legs, both tables)."""
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import ConceptEmbedder, activate_model, embed_jobs
+
+    floor = insert_job(db, "floor", "Smart contract engineer", description="Solidity.",
+                       salary={"min": 6000, "currency": "USD", "period": "month", "annual_min": 72000})
+    low = insert_job(db, "low", "Smart contract engineer II", description="Solidity.",
+                     salary={"min": 3000, "currency": "USD", "period": "month", "annual_min": 36000})
+    ranged = insert_job(db, "ranged", "Smart contract lead", description="Solidity.",
+                        salary={"min": 5000, "max": 7000, "currency": "USD", "period": "month",
+                                "annual_min": 60000, "annual_max": 84000})
+    activate_model(db)
+    embed_jobs(db, ConceptEmbedder())
+    for mode in ("keyword", "vector"):
+        found = {r.job_id for r in search(db, "smart contract solidity", SearchFilters(salary_min=60_000),
+                                          embedder=ConceptEmbedder(), mode=mode).results}
+        assert found == {floor, ranged}, mode
+    # The floor follows an update of the posting into the keyword leg's copy (the trigger).
+    db.execute("UPDATE jobs SET salary_annual_min = 30000 WHERE job_id = %s", (floor,))
+    db.commit()
+    found = {r.job_id for r in search(db, "smart contract solidity", SearchFilters(salary_min=60_000),
+                                      mode="keyword").results}
+    assert found == {ranged} and low not in found
