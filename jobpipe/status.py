@@ -1,6 +1,7 @@
 """``jobpipe status``: per source, its last run, the outcome and counts, freshness, failing checks.
 
-Read from jobpipe's own database (``fetch_runs``, ``source_days``, ``jobs``), so it answers the
+Read from jobpipe's own database (``fetch_runs``, ``source_days``, ``jobs``; the queries are
+``jobpipe.store.operations.status_facts``), so it answers the
 same whether the runs came from ``jobpipe run``, the Dagster UI or a backfill. A source is
 *stale* when its last successful fetch is older than its ``freshness_hours`` (sources file) or
 ``JOBPIPE_FRESHNESS_HOURS`` (36 h); the Dagster ``sources_fresh`` check reports the same verdict.
@@ -15,6 +16,7 @@ from typing import Any
 import psycopg
 
 from jobpipe.sources import SourceConfig
+from jobpipe.store.operations import status_facts
 
 FRESHNESS_CHECK = "sources_fresh"
 FETCH_CHECK = "fetch"
@@ -51,23 +53,8 @@ def source_status(conn: psycopg.Connection, configs: list[SourceConfig], *, defa
     """One :class:`SourceStatus` per enabled source of ``configs``, then any other source the database holds."""
     now = now or datetime.now(timezone.utc)
     limits = {c.name: (c.freshness_hours or default_freshness_hours) for c in configs if c.enabled}
-    last = {r[0]: r[1:] for r in conn.execute(
-        """SELECT DISTINCT ON (source) source, partition_date, coalesce(finished_at, started_at), error,
-                  postings_seen, dagster_run_id
-           FROM fetch_runs ORDER BY source, fetch_id DESC""")}
-    success = dict(conn.execute(
-        "SELECT source, max(coalesce(finished_at, started_at)) FROM fetch_runs WHERE error IS NULL GROUP BY source"
-    ).fetchall())
-    days = {(r[0], r[1]): r[2:] for r in conn.execute(
-        """SELECT source, partition_date, rejected, inserted, updated, unchanged, closed, problems, curated_at
-           FROM source_days""")}
-    embedded = {}
-    for source, day in {(s, v[0]) for s, v in last.items()}:
-        curated_at = days.get((source, day), (None,) * 7)[6]
-        if curated_at is not None:
-            embedded[source] = conn.execute(
-                """SELECT count(*) FROM job_embeddings e JOIN jobs j USING (job_id)
-                   WHERE j.source = %s AND e.embedded_at >= %s""", (source, curated_at)).fetchone()[0]
+    facts = status_facts(conn)
+    last, success, days, embedded = facts.last_runs, facts.last_success, facts.days, facts.embedded
     names = list(limits) + sorted(set(last) - set(limits))
     out = []
     for name in names:

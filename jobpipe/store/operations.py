@@ -127,3 +127,36 @@ def as_jsonable(value: Any) -> Any:
     if isinstance(value, (date, datetime)):
         return value.isoformat()
     return value
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """What ``jobpipe status`` reads, per source: its last fetch run, last successful fetch, the
+    stages' record of each day, and how many of its postings were embedded since its last curate."""
+
+    last_runs: dict[str, tuple[Any, ...]]          # source -> (day, at, error, fetched, dagster_run_id)
+    last_success: dict[str, datetime]
+    days: dict[tuple[str, date], tuple[Any, ...]]   # (source, day) -> (rejected, inserted, updated,
+                                                    #   unchanged, closed, problems, curated_at)
+    embedded: dict[str, int]
+
+
+def status_facts(conn: psycopg.Connection) -> StatusFacts:
+    last = {r[0]: tuple(r[1:]) for r in conn.execute(
+        """SELECT DISTINCT ON (source) source, partition_date, coalesce(finished_at, started_at), error,
+                  postings_seen, dagster_run_id
+           FROM fetch_runs ORDER BY source, fetch_id DESC""")}
+    success = dict(conn.execute(
+        "SELECT source, max(coalesce(finished_at, started_at)) FROM fetch_runs WHERE error IS NULL GROUP BY source"
+    ).fetchall())
+    days = {(r[0], r[1]): tuple(r[2:]) for r in conn.execute(
+        """SELECT source, partition_date, rejected, inserted, updated, unchanged, closed, problems, curated_at
+           FROM source_days""")}
+    embedded: dict[str, int] = {}
+    for source, day in {(s, v[0]) for s, v in last.items()}:
+        curated_at = days.get((source, day), (None,) * 7)[6]
+        if curated_at is not None:
+            embedded[source] = conn.execute(
+                """SELECT count(*) FROM job_embeddings e JOIN jobs j USING (job_id)
+                   WHERE j.source = %s AND e.embedded_at >= %s""", (source, curated_at)).fetchone()[0]  # type: ignore[index]
+    return StatusFacts(last, success, days, embedded)
