@@ -497,11 +497,11 @@ def cmd_sources_check(args: argparse.Namespace) -> int:
 def cmd_sources_accept_close(args: argparse.Namespace) -> int:
     from jobpipe.config import get_settings
     from jobpipe.db import connect, ready_url
-    from jobpipe.store.operations import accept_close, withdraw_acceptance
+    from jobpipe.store.operations import accept_close, fetched_sources, last_refused_close, withdraw_acceptance
 
     settings = get_settings()
     with connect(ready_url()) as conn:
-        known = {r[0] for r in conn.execute("SELECT DISTINCT source FROM fetch_runs")}
+        known = fetched_sources(conn)
         if args.name not in known:
             print(f"jobpipe: no source {args.name!r} has been fetched in this database "
                   f"(known: {', '.join(sorted(known)) or 'none'})", file=sys.stderr)
@@ -511,9 +511,8 @@ def cmd_sources_accept_close(args: argparse.Namespace) -> int:
             print(f"{args.name}: acceptance withdrawn" if withdrawn else f"{args.name}: nothing was accepted")
             return 0
         accepted = accept_close(conn, args.name, args.note)
-        last = conn.execute("SELECT would_close, close_refused, partition_date FROM source_days WHERE source = %s "
-                            "ORDER BY partition_date DESC LIMIT 1", (args.name,)).fetchone()
-    pending = (f"; its last run ({last[2]}) would have closed {last[0]}" if last and last[1] else "")
+        refused = last_refused_close(conn, args.name)
+    pending = f"; its last run ({refused[1]}) would have closed {refused[0]}" if refused else ""
     print(f"{args.name}: accepted at {accepted.accepted_at.isoformat(timespec='seconds')}: the next confirmed "
           f"listing may close past the close guard ({settings.close_guard_share:.0%} unless the sources file "
           f"says otherwise), once{pending}")

@@ -160,3 +160,15 @@ def status_facts(conn: psycopg.Connection) -> StatusFacts:
                 """SELECT count(*) FROM job_embeddings e JOIN jobs j USING (job_id)
                    WHERE j.source = %s AND e.embedded_at >= %s""", (source, curated_at)).fetchone()[0]  # type: ignore[index]
     return StatusFacts(last, success, days, embedded)
+
+
+def fetched_sources(conn: psycopg.Connection) -> set[str]:
+    """The sources this database has fetch runs of."""
+    return {r[0] for r in conn.execute("SELECT DISTINCT source FROM fetch_runs")}
+
+
+def last_refused_close(conn: psycopg.Connection, source: str) -> tuple[int, date] | None:
+    """(postings it would have closed, day) when the source's last recorded day refused a close."""
+    row = conn.execute("SELECT would_close, close_refused, partition_date FROM source_days WHERE source = %s "
+                       "ORDER BY partition_date DESC LIMIT 1", (source,)).fetchone()
+    return (row[0], row[2]) if row and row[1] else None
