@@ -50,9 +50,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from jobpipe.candidates import CandidatePreferences, CandidateRecord, parse_resume, read_matches, upsert_candidate  # noqa: E402
 from jobpipe.candidates.documents import read_file  # noqa: E402
 from jobpipe.candidates.matching import refresh_matches  # noqa: E402
-from jobpipe.pipeline.candidates import embed_candidates  # noqa: E402
 from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
+from jobpipe.pipeline.candidates import embed_candidates  # noqa: E402
 from jobpipe.text.tokenize import tokenize  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
@@ -140,7 +140,7 @@ class BM25:
 
     def scores(self, query: str) -> np.ndarray:
         out = np.zeros(len(self.docs))
-        for term, qtf in collections.Counter(tokenize(query)).items():
+        for term in collections.Counter(tokenize(query)):
             idf = self.idf.get(term)
             if idf is None:
                 continue
@@ -310,7 +310,7 @@ def bench_eval(per_category: int, pool_file: Path | None) -> dict[str, Any]:
         bm25 = BM25([docs[j] for j in doc_ids])
         raw = model.embed_documents([text for _, text in resumes.values()])
         top: dict[str, dict[str, list[str]]] = {"jobpipe": {}, "vector-only": {}, "bm25": {}}
-        for (cid, (cat, text)), vector in zip(resumes.items(), raw):
+        for (cid, (_cat, text)), vector in zip(resumes.items(), raw):
             top["jobpipe"][cid] = [eval_id[r.job_id] for r in read_matches(conn, cid, top_k=10).results]
             sims = matrix @ (vector / np.linalg.norm(vector))
             top["vector-only"][cid] = [eval_id[j] for j in _collapse([ids[i] for i in np.argsort(-sims)[:200]],

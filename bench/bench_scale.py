@@ -34,7 +34,12 @@ from psycopg import sql
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_store import (  # noqa: E402  (the bench scripts import each other as plain modules)
-    cpu_timed, drop_database, edit_workload, fresh_database, synthetic_postings, timed,
+    cpu_timed,
+    drop_database,
+    edit_workload,
+    fresh_database,
+    synthetic_postings,
+    timed,
 )
 
 from jobpipe.db import connect  # noqa: E402

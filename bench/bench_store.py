@@ -28,6 +28,7 @@ from datetime import datetime, timedelta, timezone
 import numpy as np
 import psycopg
 
+import jobpipe.store.upsert as upsert_module
 from jobpipe.db import connect, migrate, with_database
 from jobpipe.db.connection import database_url
 from jobpipe.embedding.base import l2_normalize
@@ -35,9 +36,8 @@ from jobpipe.hashing import content_hash, embedding_text
 from jobpipe.models import NormalizedPosting, Salary
 from jobpipe.store import ensure_vector_index, index_recall, sync_job_embeddings, sync_job_terms, upsert_jobs
 from jobpipe.store.terms import search_text
-from jobpipe.text.tokenize import tokenize
-import jobpipe.store.upsert as upsert_module
 from jobpipe.store.upsert import STAGED_COLUMNS, staged_row
+from jobpipe.text.tokenize import tokenize
 
 EN_SENTENCES = [
     "You will design and build scalable data pipelines for our analytics platform.",

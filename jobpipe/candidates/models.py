@@ -90,7 +90,7 @@ class CandidateProfile:
         return data
 
     @classmethod
-    def from_json(cls, candidate_id: str, resume_text: str, data: dict[str, Any]) -> "CandidateProfile":
+    def from_json(cls, candidate_id: str, resume_text: str, data: dict[str, Any]) -> CandidateProfile:
         known = {f.name for f in fields(cls)}
         values = {k: v for k, v in (data or {}).items() if k in known}
         values["skill_evidence"] = [SkillEvidence(**e) for e in values.get("skill_evidence") or []]

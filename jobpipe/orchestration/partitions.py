@@ -19,7 +19,6 @@ from datetime import date
 from dagster import DailyPartitionsDefinition, DynamicPartitionsDefinition, MultiPartitionKey, MultiPartitionsDefinition
 
 from jobpipe.config import get_settings
-from jobpipe.pipeline.ingest import partition_today as today
 
 SOURCES_PARTITION = "sources"
 log = logging.getLogger(__name__)

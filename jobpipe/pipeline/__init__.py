@@ -21,9 +21,9 @@ from jobpipe.pipeline.ingest import (
     fetch_day,
     ingest_day,
     normalize_day,
+    partition_today,
     record_day,
     replay_day,
-    partition_today,
     utc_today,
 )
 from jobpipe.pipeline.maintenance import RetentionOutcome, prune_history

@@ -37,7 +37,6 @@ from jobpipe.sources.result import FetchResult, Quarantined
 from jobpipe.store import curate_fetch
 from jobpipe.store.operations import record_curated, record_normalized
 
-
 #: The checks a source's day can fail; the Dagster asset checks carry these names.
 REJECT_RATE_CHECK = "reject_rate_below_threshold"   # normalized_postings: too many postings rejected
 CLOSE_GUARD_CHECK = "close_guard"                   # curated_jobs: a mass close was refused

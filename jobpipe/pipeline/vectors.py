@@ -22,8 +22,8 @@ from jobpipe.store import (
     prune_retired_models,
     sync_job_embeddings,
 )
-from jobpipe.store.vectors import database_now, embedded_by_source
 from jobpipe.store.serving import publish_serving_snapshot
+from jobpipe.store.vectors import database_now, embedded_by_source
 
 #: The HNSW index is trusted only while it finds what exact search finds (recall@10).
 RECALL_TARGET = 0.95

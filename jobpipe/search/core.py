@@ -18,13 +18,14 @@ import psycopg
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import RRF_K, Fused, LegResult, reciprocal_rank_fusion
 from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
+from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.rerank import Reranker, document_text
 from jobpipe.search.rerank import rerank as rerank_documents
-from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
 from jobpipe.search.understand import merge_filters, strip_spans, understand
-from jobpipe.search.vector import VectorPlan, active_model, choose_plan, embed_query, vector_candidates
+from jobpipe.search.vector import VectorPlan, choose_plan, embed_query, vector_candidates
 from jobpipe.store.jobs import load_jobs
+from jobpipe.store.models import active_model
 
 MODES = ("hybrid", "vector", "keyword")
 #: Leg weights in the fusion (equal: see docs/search.md for the dev-set comparison).

@@ -25,7 +25,7 @@ import psycopg
 from psycopg import sql
 
 from jobpipe.search.filters import FilterSQL
-from jobpipe.store.models import ModelInfo, active_model
+from jobpipe.store.models import ModelInfo
 
 #: At most this many filter matches: exact scan. Measured on 100k postings (warm cache): an exact
 #: scan costs ~8-10 µs per matching row (a primary-key probe and a 2 kB vector each), an iterative

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timezone
+
 from jobpipe.models import RawPosting
 from jobpipe.sources.config import SourceConfig
 from jobpipe.sources.errors import FetchError

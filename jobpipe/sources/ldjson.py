@@ -170,19 +170,21 @@ def find_job_postings(blocks: list[Any]) -> list[dict[str, Any]]:
     for block in blocks:
         ids: dict[str, dict[str, Any]] = {}
         _index_ids(block, ids)
-
-        def walk(node: Any) -> None:
-            if isinstance(node, dict):
-                if _is_job_posting(node):
-                    found.append(_resolve_refs(node, ids))
-                    return
-                for value in node.values():
-                    walk(value)
-            elif isinstance(node, list):
-                for value in node:
-                    walk(value)
-        walk(block)
+        _collect_postings(block, ids, found)
     return found
+
+
+def _collect_postings(node: Any, ids: dict[str, dict[str, Any]], found: list[dict[str, Any]]) -> None:
+    """Append every JobPosting under ``node`` (not those nested in a posting), references resolved."""
+    if isinstance(node, dict):
+        if _is_job_posting(node):
+            found.append(_resolve_refs(node, ids))
+            return
+        for value in node.values():
+            _collect_postings(value, ids, found)
+    elif isinstance(node, list):
+        for value in node:
+            _collect_postings(value, ids, found)
 
 
 def identifier_of(posting: dict[str, Any]) -> str | None:

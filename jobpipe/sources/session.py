@@ -15,9 +15,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from jobpipe.models import RawPosting
-from jobpipe.sources.options import SourceConfig
 from jobpipe.sources.errors import FetchError, HttpError, PayloadError
 from jobpipe.sources.http import PoliteClient, RequestStats, Response
+from jobpipe.sources.options import SourceConfig
 from jobpipe.sources.result import CachedPage, FetchState, ListingShape, PageOutput, Quarantined
 
 log = logging.getLogger("jobpipe.sources")

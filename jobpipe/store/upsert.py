@@ -56,7 +56,7 @@ class UpsertCounts:
     def total(self) -> int:
         return self.inserted + self.updated + self.unchanged
 
-    def __add__(self, other: "UpsertCounts") -> "UpsertCounts":
+    def __add__(self, other: UpsertCounts) -> UpsertCounts:
         return UpsertCounts(self.inserted + other.inserted, self.updated + other.updated,
                             self.unchanged + other.unchanged, self.reopened + other.reopened,
                             self.older + other.older)

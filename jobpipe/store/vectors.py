@@ -22,7 +22,7 @@ from pgvector.psycopg import register_vector
 from psycopg import sql
 
 from jobpipe.embedding.base import Embedder
-from jobpipe.hashing import DESCRIPTION_CHARS, embedding_text
+from jobpipe.hashing import embedding_text
 from jobpipe.models import NormalizedPosting
 from jobpipe.store.models import activate_model, register_model
 

@@ -177,8 +177,9 @@ def _rows_of(db, cid: str) -> dict[str, int]:
 
 def test_delete_through_every_door_leaves_nothing(database, db, drop_folder, tmp_path, monkeypatch):
     from jobpipe.candidates import refresh_matches
-    from jobpipe.pipeline.candidates import embed_candidates, profile_candidates as sync_candidates
     from jobpipe.cli import main
+    from jobpipe.pipeline.candidates import embed_candidates
+    from jobpipe.pipeline.candidates import profile_candidates as sync_candidates
     from jobpipe.service.api import create_app
     from jobpipe.service.settings import ServiceSettings
 

@@ -10,7 +10,13 @@ import psycopg
 
 from jobpipe.candidates import CandidatePreferences, CandidateRecord, parse_resume, upsert_candidate
 from jobpipe.models import NormalizedPosting, Salary
-from jobpipe.store import ensure_vector_index, sync_candidate_embeddings, sync_job_embeddings, sync_job_terms, upsert_jobs
+from jobpipe.store import (
+    ensure_vector_index,
+    sync_candidate_embeddings,
+    sync_job_embeddings,
+    sync_job_terms,
+    upsert_jobs,
+)
 from jobpipe.store.closing import close_missing  # noqa: F401 - re-exported for tests
 from jobpipe_tests.service.support import HashEmbedder
 

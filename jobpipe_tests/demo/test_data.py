@@ -11,8 +11,14 @@ import pytest
 import yaml
 
 from jobpipe.demo import (
-    DEMO_DATA_DIR, DEMO_QUERY, DEMO_RESUMES, DEMO_SOURCES_FILE, KNOWN_POSTING, KNOWN_POSTING_EN,
-    demo_manifest, demo_resumes,
+    DEMO_DATA_DIR,
+    DEMO_QUERY,
+    DEMO_RESUMES,
+    DEMO_SOURCES_FILE,
+    KNOWN_POSTING,
+    KNOWN_POSTING_EN,
+    demo_manifest,
+    demo_resumes,
 )
 from jobpipe.text.tokenize import tokenize
 from jobpipe_tests.conftest import shared_data_path

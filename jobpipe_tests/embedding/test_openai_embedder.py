@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from jobpipe.config import get_settings
-from jobpipe.embedding import EmbeddingRequestError, estimate_tokens, OpenAIEmbedder, TokenHashEmbedder, get_embedder
+from jobpipe.embedding import EmbeddingRequestError, OpenAIEmbedder, TokenHashEmbedder, estimate_tokens, get_embedder
 from jobpipe_tests.embedding.fake_openai_server import ServerState, fake_openai_server
 
 

@@ -22,26 +22,31 @@ def api_schema(database, seeded):
     app.state.context.close()
 
 
+def _fuzz(operation, mode, statuses: set[int]) -> int:
+    """Run generated requests against one operation; record their statuses; return how many ran."""
+    cases = 0
+
+    @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def run(case):
+        nonlocal cases
+        cases += 1
+        response = case.call()
+        statuses.add(response.status_code)
+        assert response.status_code < 500, (case.as_curl_command() if hasattr(case, "as_curl_command")
+                                            else case, response.text[:500])
+
+    run()
+    return cases
+
+
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_no_server_errors_for_generated_requests(api_schema, mode, report_figure):
     operations = [result.ok() for result in api_schema.get_all_operations()]
     assert {op.path for op in operations} >= {"/search", "/jobs/{job_id}", "/match", "/health"}
     statuses: dict[str, set[int]] = {}
-    cases = 0
-
-    for operation in operations:
-        @settings(max_examples=MAX_EXAMPLES, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
-        @given(case=operation.as_strategy(generation_mode=mode))
-        def run(case):
-            nonlocal cases
-            cases += 1
-            response = case.call()
-            statuses.setdefault(operation.path, set()).add(response.status_code)
-            assert response.status_code < 500, (case.as_curl_command() if hasattr(case, "as_curl_command")
-                                                else case, response.text[:500])
-
-        run()
+    cases = sum(_fuzz(operation, mode, statuses.setdefault(operation.path, set())) for operation in operations)
     # The fuzzer really reached the endpoints: successes for valid input, 422s for invalid input.
     if mode == GenerationMode.POSITIVE:
         assert 200 in statuses["/search"] and 200 in statuses["/health"]

@@ -5,6 +5,7 @@ import logging
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from jobpipe.sources import SourcesFileError, load_sources
 from jobpipe.sources.kinds import KINDS as KIND_MODULES
@@ -207,7 +208,7 @@ def test_options_are_typed_attributes(tmp_path: Path) -> None:
 
     assert isinstance(config, lever.Config)
     assert (config.company, config.page_size, config.base_url, config.company_name) == ("acme", 50, "https://api.lever.co", None)
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         config.page_size = 10   # frozen: what was checked is what runs
 
 

@@ -7,7 +7,7 @@ import pytest
 from jobpipe.sources import PoliteClient, RobotsDisallowed, fetch_source
 from jobpipe.sources.robots import RobotsCache, parse_robots
 from jobpipe_tests.sources.helpers import make_config
-from jobpipe_tests.sources.server import FixtureServer, fixture, json_reply, Reply
+from jobpipe_tests.sources.server import FixtureServer, Reply, fixture, json_reply
 
 
 def rules(text: str):

@@ -9,8 +9,15 @@ import psycopg
 import pytest
 
 from jobpipe.db import connect
-from jobpipe.sources import (PoliteClient, SourceFetchError, extract, fetch_source, load_snapshot, record_fetch,
-                             run_source)
+from jobpipe.sources import (
+    PoliteClient,
+    SourceFetchError,
+    extract,
+    fetch_source,
+    load_snapshot,
+    record_fetch,
+    run_source,
+)
 from jobpipe.sources.payloads import payload_hash
 from jobpipe_tests.sources.helpers import make_config
 from jobpipe_tests.sources.server import FixtureServer, Reply, fixture, html_reply, json_reply

@@ -1,5 +1,6 @@
 """The first large load into an empty table builds its secondary indexes once, after the rows."""
 
+import psycopg
 import pytest
 
 from jobpipe.store import upsert_jobs
@@ -59,7 +60,7 @@ def test_bulk_load_that_fails_half_way_restores_the_indexes(db):
     before = {n: d for n, (_, d) in _indexes(db).items()}
     good = make_postings(6)
     bad = make_posting(99, title=None)  # the second batch fails
-    with pytest.raises(Exception):
+    with pytest.raises(psycopg.errors.NotNullViolation, match='"title"'):
         upsert_jobs(db, good + [bad], batch_size=6, bulk_load_rows=5)
     db.rollback()
     assert {n: d for n, (_, d) in _indexes(db).items()} == before

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from dagster import (
-    AssetExecutionContext,
     AssetCheckResult,
     AssetCheckSeverity,
     AssetCheckSpec,
+    AssetExecutionContext,
     Backoff,
     MaterializeResult,
     RetryPolicy,

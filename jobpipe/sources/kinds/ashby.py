@@ -8,11 +8,10 @@ from urllib.parse import quote, urlsplit
 
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.http import Response
-from jobpipe.sources.kinds._common import as_text, dig, expect, json_body, join_parts, unique, with_company
+from jobpipe.sources.kinds._common import as_text, dig, expect, join_parts, json_body, unique, with_company
 from jobpipe.sources.options import ApiConfig, Text, Url
 from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
-
 
 
 class Config(ApiConfig):

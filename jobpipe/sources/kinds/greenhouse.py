@@ -15,7 +15,6 @@ from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
-
 class Config(ApiConfig):
     """``board``: the board token (boards.greenhouse.io/<board>)."""
 

@@ -18,7 +18,6 @@ from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
-
 class Config(ApiConfig):
     """``company``: the company subdomain (<company>.jobs.personio.de); ``language`` of the feed."""
 

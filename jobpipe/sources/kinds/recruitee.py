@@ -13,7 +13,6 @@ from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
-
 class Config(ApiConfig):
     """``company``: the company subdomain (<company>.recruitee.com)."""
 

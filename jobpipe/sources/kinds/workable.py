@@ -14,7 +14,6 @@ from jobpipe.sources.result import PageOutput
 from jobpipe.sources.session import SourceSession
 
 
-
 class Config(ApiConfig):
     """``account``: the account subdomain (apply.workable.com/<account>)."""
 
