@@ -29,10 +29,9 @@ def _print_sources_problems(exc: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from jobpipe.filelock import HomeBusy
     from jobpipe.orchestration.runner import format_summary, run_pipeline
     from jobpipe.sources import SourcesFileError
-
-    from jobpipe.filelock import HomeBusy
 
     echo = None if args.json else (lambda msg: print(msg, file=sys.stderr, flush=True))
     try:
@@ -112,7 +111,6 @@ def cmd_search(args: argparse.Namespace) -> int:
     from jobpipe.embedding import get_embedder
     from jobpipe.search import search
     from jobpipe.search.rerank import reranker_from_env
-
     from jobpipe.search.types import FilterError
 
     try:
@@ -125,7 +123,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         response = search(conn, args.query, filters, top_k=args.top_k, embedder=get_embedder(),
                           mode=args.mode, debug=args.debug, auto_filters=args.auto_filters,
                           rerank=args.rerank, reranker=reranker_from_env() if args.rerank else None)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for r in response.results:
         rows.append({
             "job_id": r.job_id, "source": r.source, "external_id": r.external_id, "title": r.title,
@@ -354,7 +352,8 @@ def cmd_db(args: argparse.Namespace) -> int:
         print("stopped" if server.stop(settings) else "not running")
         return 0
     st = server.status(settings)
-    print(f"embedded PostgreSQL: {'running (pid %s)' % st.pid if st.running else 'stopped'}; data in {st.pgdata}")
+    state = f"running (pid {st.pid})" if st.running else "stopped"
+    print(f"embedded PostgreSQL: {state}; data in {st.pgdata}")
     return 0
 
 

@@ -102,7 +102,7 @@ def _finish(text: str, *, markup: bool) -> tuple[str, bool]:
 
 
 def _read_pdf(data: bytes) -> ReadText:
-    from pypdf import PdfReader
+    from pypdf import PasswordType, PdfReader
     from pypdf.errors import FileNotDecryptedError, PdfReadError
 
     # pypdf logs recoverable oddities of a file (object ids, offsets): nothing personal, but noise.
@@ -113,7 +113,7 @@ def _read_pdf(data: bytes) -> ReadText:
             try:
                 ok = reader.decrypt("")   # many PDFs carry only an owner password: readable without one
             except Exception:  # noqa: BLE001 - unsupported encryption is still "encrypted"
-                ok = 0
+                ok = PasswordType.NOT_DECRYPTED
             if not ok:
                 raise UnreadableResume("encrypted PDF (password protected): save it without a password")
         pages = []

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
 
 import psycopg
 
@@ -46,6 +47,14 @@ MAX_CANDIDATE_ID_CHARS = 128
 
 class DropFolderError(RuntimeError):
     """The drop folder cannot be synced as a whole (the message says why); nothing was deleted."""
+
+
+class _FileStat(TypedDict, total=False):
+    """What a quarantine row records about the file (``quarantine_file``'s keyword arguments)."""
+
+    file_size: int
+    file_mtime_ns: int
+    file_hash: str
 
 
 @dataclass(frozen=True)
@@ -175,7 +184,7 @@ def sync_folder(conn: psycopg.Connection, folder: Path | str, *,
     result = FolderSync()
     present: set[str] = set()
     taken: set[str] = set()     # ids written by this sync (a renamed file keeps its candidate's id)
-    quarantine: dict[str, tuple[str, dict]] = {f: (reason, {}) for f, reason in listing.problems.items()}
+    quarantine: dict[str, tuple[str, _FileStat]] = {f: (reason, {}) for f, reason in listing.problems.items()}
     for i, entry in enumerate(listing.files, 1):
         present.add(entry.source_file)
         old = stored.get(entry.source_file)
@@ -183,7 +192,7 @@ def sync_folder(conn: psycopg.Connection, folder: Path | str, *,
                 and old["parser_version"] == PARSER_VERSION:
             result.unchanged += 1
             continue
-        stat = {"file_size": entry.size, "file_mtime_ns": entry.mtime_ns}
+        stat: _FileStat = {"file_size": entry.size, "file_mtime_ns": entry.mtime_ns}
         try:
             data = entry.path.read_bytes()
             side = entry.preferences_path.read_bytes() if entry.preferences_path else None

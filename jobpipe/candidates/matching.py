@@ -64,10 +64,10 @@ from jobpipe.candidates.store import (
 )
 from jobpipe.search.types import SearchFilters
 from jobpipe.search.vector import choose_plan, vector_candidates
-from jobpipe.store.models import ModelInfo as ActiveModel
-from jobpipe.store.models import active_model as serving_model
 from jobpipe.store.dedupe import normalize_company
 from jobpipe.store.jobs import load_jobs, load_open_jobs, open_jobs_of_companies
+from jobpipe.store.models import ModelInfo as ActiveModel
+from jobpipe.store.models import active_model as serving_model
 
 DEFAULT_TOP_N = 50
 DEFAULT_RESERVE = 25
@@ -603,7 +603,7 @@ def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, res
                 result.rows_removed += conn.execute(
                     "DELETE FROM candidate_matches WHERE job_id = ANY(%s) AND NOT (candidate_id = ANY(%s))",
                     (leaving, full_ids)).rowcount
-        counts = dict(conn.execute(
+        counts: dict[str, int] = dict(conn.execute(
             "SELECT candidate_id, count(*) FROM candidate_matches WHERE candidate_id = ANY(%s) GROUP BY candidate_id",
             (partial_ids,)).fetchall())
         short = {c for c in partial_ids if counts.get(c, 0) < top_n and not state[c][1]}

@@ -178,6 +178,8 @@ def effective(profile: CandidateProfile, prefs: CandidatePreferences) -> Effecti
     job_types = pick("job_types", tuple(prefs.job_types), tuple(profile.job_types))
     expected = profile.expected_salary or {}
     inferred_floor = expected.get("annual_min") or expected.get("annual_max")
+    floor: float | None
+    currency: str | None
     if "salary_min" in given and prefs.salary_min is not None:
         floor, currency = prefs.salary_min, (prefs.currency or DEFAULT_CURRENCY)
         source["salary_min"] = "explicit"
@@ -241,7 +243,7 @@ class HardFilter:
 
     @classmethod
     def of(cls, prefs: CandidatePreferences, excluded_job_ids: Sequence[int] = (),
-           extra: SearchFilters | None = None) -> "HardFilter":
+           extra: SearchFilters | None = None) -> HardFilter:
         return cls(tuple(prefs.cities), prefs.remote, tuple(prefs.job_types), prefs.salary_min,
                    (prefs.currency or DEFAULT_CURRENCY) if prefs.salary_min is not None else None,
                    tuple(sorted(set(excluded_job_ids))), extra)
@@ -275,7 +277,7 @@ class HardFilter:
         if self.job_types:
             ors = []
             for i, kind in enumerate(self.job_types):
-                where, p = _clause(SearchFilters(job_type=kind), f"pt{i}")   # type: ignore[arg-type]
+                where, p = _clause(SearchFilters(job_type=kind), f"pt{i}")
                 ors.append(f"({where})")
                 params.update(p)
             clauses.append("(j.job_type IS NULL OR " + " OR ".join(ors) + ")")

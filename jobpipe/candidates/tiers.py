@@ -70,7 +70,7 @@ def sync_skill_tiers(conn: psycopg.Connection, *, batch_size: int = 2000) -> int
     total = 0
     after = 0
     while True:
-        hashes = dict(conn.execute(
+        hashes: dict[int, str] = dict(conn.execute(
             "SELECT j.job_id, j.content_hash FROM jobs j LEFT JOIN job_skill_tiers t ON t.job_id = j.job_id "
             "WHERE j.closed_at IS NULL AND j.job_id > %s AND (t.job_id IS NULL OR t.content_hash <> j.content_hash) "
             "ORDER BY j.job_id LIMIT %s", (after, batch_size)).fetchall())

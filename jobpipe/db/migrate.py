@@ -99,7 +99,7 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
         conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK_ID,))
         try:
             _ensure_table(conn)
-            recorded = dict(conn.execute("SELECT version, checksum FROM schema_migrations").fetchall())
+            recorded: dict[int, str] = dict(conn.execute("SELECT version, checksum FROM schema_migrations").fetchall())
             done = set(recorded)
             unknown = sorted(done - known)
             if unknown:
@@ -120,7 +120,7 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
                 if migration.version in done:
                     continue
                 with conn.transaction():
-                    conn.execute(migration.sql)  # type: ignore[arg-type]
+                    conn.execute(migration.sql)
                     conn.execute(
                         "INSERT INTO schema_migrations (version, name, checksum) VALUES (%s, %s, %s)",
                         (migration.version, migration.name, migration.checksum),

@@ -142,7 +142,7 @@ def compose_opening(company: Company, index: int, plan: str, rng: random.Random)
     if pin:
         cities = list(pin[1])
     region = CITIES[cities[0]].region_pay
-    pay = make_pay(rng, role.pay, region, variant)
+    pay: Pay | None = make_pay(rng, role.pay, region, variant)
     # Some employers (mostly US and European boards) leave pay out of the posting.
     if role.lang == "en" and variant in ("", "senior") and region not in ("us",) and rng.random() < 0.2:
         pay = None
@@ -151,6 +151,7 @@ def compose_opening(company: Company, index: int, plan: str, rng: random.Random)
     else:
         k_duties, k_reqs = rng.choice(((4, 4), (5, 4), (4, 5)))
     duties = [_fill(s, voice, years) for s in _pick(rng, role.duties, k_duties)]
+    reqs_pool: tuple[str, ...]
     if variant == "intern":
         reqs_pool = INTERN_REQUIREMENTS_ZH if role.lang == "zh" else INTERN_REQUIREMENTS_EN
         requirements = _pick(rng, reqs_pool, 4)

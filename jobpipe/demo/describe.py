@@ -20,7 +20,7 @@ _ZH_HEADINGS = {
     1: ("工作内容", "职位要求", "优先条件"),
 }
 # Which style each company writes in: en heading set, or zh layout "list" | "lines".
-_STYLE = {
+_STYLE: dict[str, int | str] = {
     "lumenwise": 0, "quillmark": 1, "orbitkite": 2, "brightpike": 0, "haijiao": 1,
     "fernhollow": 2, "brambleway": 1,
     "qinghe": "list", "yunzhan": "lines", "shiguang": "list", "xinglan": "lines", "luming": "lines",
@@ -40,7 +40,8 @@ def sections(o: Opening) -> list[tuple[str, list[str]]]:
         style = _STYLE.get(o.company, "list")
         heads = _ZH_HEADINGS[0 if style == "lines" else 1]
         return [(heads[0], _end_zh(o.duties)), (heads[1], _end_zh(o.requirements)), (heads[2], _end_zh(o.bonus))]
-    heads = _EN_HEADINGS[_STYLE.get(o.company, 0) if isinstance(_STYLE.get(o.company), int) else 0]
+    en_style = _STYLE.get(o.company)
+    heads = _EN_HEADINGS[en_style if isinstance(en_style, int) else 0]
     return [(heads[0], o.duties), (heads[1], o.requirements), (heads[2], o.bonus)]
 
 

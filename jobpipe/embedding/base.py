@@ -22,7 +22,11 @@ class Embedder(Protocol):
     """Maps texts to L2-normalized float32 vectors of ``dims`` dimensions."""
 
     model: str
-    dims: int
+
+    @property
+    def dims(self) -> int:
+        """The vector width (read-only: an endpoint's may be learnt from its first answer)."""
+        ...
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
         """Vectors for stored texts (postings, resumes): shape (n, dims), float32, unit length."""

@@ -96,9 +96,9 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
             if 0 <= lo <= hi <= 40:
                 return lo, hi
     if short:   # "3年以下" counts only as a whole field: in prose it is a range of something else
-        m = _BELOW_RE.search(t)
-        if m:
-            return 0.0, _n(m.group(1) or m.group(2))
+        below = _BELOW_RE.search(t)
+        if below:
+            return 0.0, _n(below.group(1) or below.group(2))
     for m in _MIN_RE.finditer(t):
         if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + 30]):
             lo = _n(m.group(1))

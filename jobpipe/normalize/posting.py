@@ -150,7 +150,7 @@ _lowercase = lru_cache(maxsize=_DESCRIPTION_CACHE)(str.lower)
 
 
 @lru_cache(maxsize=_DESCRIPTION_CACHE)
-def _description_requirements(description: str, experience: bool, degree: bool) -> tuple[int | None, int | None, str | None]:
+def _description_requirements(description: str, experience: bool, degree: bool) -> tuple[float | None, float | None, str | None]:
     """(experience min, max, degree) stated around the description's hint words; each only when
     asked for (None otherwise), so a posting whose fields state one does not pay for it."""
     lower = _lowercase(description)

@@ -16,8 +16,10 @@ unchanged.
 from __future__ import annotations
 
 import re
-from re import _constants as C  # noqa: N812 - the parser's opcode names
-from re import _parser
+
+# typeshed has no stubs for re's private modules (the same ones sre_constants/sre_parse re-export)
+from re import _constants as C  # type: ignore[attr-defined]  # noqa: N812 - the parser's opcode names
+from re import _parser  # type: ignore[attr-defined]
 
 _CATEGORIES = {
     C.CATEGORY_DIGIT: r"\d", C.CATEGORY_NOT_DIGIT: r"\D", C.CATEGORY_SPACE: r"\s",

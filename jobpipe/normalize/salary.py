@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from jobpipe.models import Salary
 from jobpipe.normalize.regex_guard import guarded
@@ -166,12 +166,13 @@ _FIRST_PERIOD, _PERIOD_OF_GROUP = _first_of(_PERIOD_TOKENS)
 def _first_currency(text: str) -> str | None:
     """The currency whose token appears first in ``text``."""
     m = _FIRST_CURRENCY.search(text)
-    return None if m is None else _CURRENCY_OF_GROUP[m.lastgroup]
+    # every alternative is a named group (_first_of): a match always names one
+    return None if m is None else _CURRENCY_OF_GROUP[cast(str, m.lastgroup)]
 
 
 def _period_in(text: str) -> str | None:
     m = _FIRST_PERIOD.search(text)
-    return None if m is None else _PERIOD_OF_GROUP[m.lastgroup]
+    return None if m is None else _PERIOD_OF_GROUP[cast(str, m.lastgroup)]
 
 
 def _months_per_year(text: str) -> int | None:
@@ -321,7 +322,7 @@ def _find_amounts(text: str) -> tuple[float | None, float | None, int, int, bool
         if not unit and not m.group("pre") and not _currency_in(_window(text, m.start(), m.end())) and value < 100:
             continue
         after = text[m.end():m.end() + 14]
-        after = after[_CURRENCY_WORD.match(after).end():]
+        after = _CURRENCY_WORD.sub("", after, count=1)   # anchored and all optional: drops a leading currency word
         before = text[max(0, m.start() - 8):m.start()]
         if re.match(r"\s*(?:\+(?!\s*(?:提成|奖金|bonus|commission|token|期权|股|equity|绩效|季度|年终|\d))|以上|起|及以上|and above|or more|above|plus)", after, re.I) or re.search(r"(?:from|at least|最低|不低于)\s*\S*$", before, re.I):
             return value, None, m.start(), m.end(), False

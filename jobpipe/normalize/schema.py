@@ -27,6 +27,7 @@ from jobpipe.normalize.job_type import JOB_TYPES, SENIORITIES
 from jobpipe.normalize.location import known_cities
 from jobpipe.normalize.salary import KNOWN_CURRENCIES, PERIODS
 from jobpipe.normalize.skills import all_skills
+from jobpipe.rows import POSTING_COLUMNS
 
 REMOTE_MODES = ("remote", "hybrid", "onsite")
 LANGUAGES = ("zh", "en", "ja", "ko")
@@ -192,7 +193,7 @@ def validate_postings(postings: Sequence[NormalizedPosting], *, now: datetime | 
     except SchemaErrors as err:
         cases = err.failure_cases
         for row in cases.itertuples(index=False):
-            idx = getattr(row, "index", None)
+            idx: Any = getattr(row, "index", None)   # a pandas scalar: a label, or NaN/None when not tied to a row
             column = getattr(row, "column", None)
             check = str(getattr(row, "check", ""))
             context = str(getattr(row, "schema_context", ""))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import ahocorasick_rs
@@ -397,7 +397,7 @@ _NEXT_WORD = re.compile(r"[\s\-]+([A-Za-z]+)")
 _STRICT_WORD_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+#")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _strict_pattern(word: str) -> re.Pattern[str]:
     """A strict alias as a regex that starts with its literal (so re scans with a fast prefix search).
 
@@ -768,7 +768,7 @@ def skill_text(description: str) -> str:
             spans += [m.span(1) for m in pattern.finditer(description) if m.start(1) < m.end(1)]
     if not spans:
         return description
-    pieces = []
+    pieces: list[str] = []
     pos = 0
     for start, end in sorted(spans):
         if end <= pos:

@@ -24,5 +24,5 @@ class Report:
     @classmethod
     def from_metadata(cls: type[R], metadata: Mapping[str, Any]) -> R:
         """The result back from its flat form (unknown keys ignored, missing ones defaulted)."""
-        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in metadata.items() if k in names})

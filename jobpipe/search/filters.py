@@ -87,7 +87,8 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
         resolved["currency"] = currency
 
     if filters.skills:
-        canonical, unknown = [], []
+        canonical: list[str] = []
+        unknown: list[str] = []
         for skill in filters.skills:
             if not skill or not skill.strip():
                 continue

@@ -356,7 +356,7 @@ def keyword_candidates(
     with conn.transaction():
         # A generic plan: the lookups' plan does not depend on which words they look up.
         conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        rows = conn.execute(query, params, prepare=True).fetchall()  # type: ignore[arg-type]
+        rows = conn.execute(query, params, prepare=True).fetchall()
     return [KeywordHit(r[0], float(r[1])) for r in rows]
 
 

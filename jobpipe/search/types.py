@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from jobpipe.normalize.job_type import JOB_TYPES
 from jobpipe.text.sanitize import clean_text, require_visible
 
-
 #: Bounds of what a caller may filter on: each keeps one request cheap and is named in the error.
 MAX_CITY_CHARS = 64
 MAX_SKILLS = 20
@@ -30,12 +29,12 @@ JobType = Literal[JOB_TYPES]  # type: ignore[valid-type]
 class FilterError(ValueError):
     """Filter (or request) values that cannot mean anything; the message names each field and rule."""
 
-    def __init__(self, message: str, errors: list[dict[str, Any]] | None = None):
+    def __init__(self, message: str, errors: Sequence[Mapping[str, Any]] | None = None):
         super().__init__(message)
-        self.errors = errors or []
+        self.errors: Sequence[Mapping[str, Any]] = errors or []
 
     @classmethod
-    def from_validation(cls, exc: ValidationError, known: Sequence[str] = ()) -> "FilterError":
+    def from_validation(cls, exc: ValidationError, known: Sequence[str] = ()) -> FilterError:
         errors = exc.errors(include_url=False, include_context=False, include_input=False)
         return cls(describe_errors(errors, known), errors)
 
@@ -111,7 +110,7 @@ class SearchFilters(BaseModel):
     include_closed: bool = Field(False, description="Also return postings that are no longer listed.")
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any]) -> "Self":
+    def parse(cls, data: Mapping[str, Any]) -> Self:
         """``data`` validated, or :class:`FilterError` naming every wrong or unknown field."""
         try:
             return cls.model_validate(dict(data))
@@ -138,7 +137,7 @@ class SearchFilters(BaseModel):
     def _skills(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return bounded_texts(value, "skills", MAX_SKILLS, MAX_SKILL_CHARS)
 
-    def filters(self) -> "SearchFilters":
+    def filters(self) -> SearchFilters:
         """Only the filter fields (a request model that extends this one carries more)."""
         if type(self) is SearchFilters:
             return self
@@ -206,6 +205,6 @@ class SearchResponse:
     notes: list[str] = field(default_factory=list)               # why a leg was skipped, plans chosen, ...
     debug: dict[str, Any] = field(default_factory=dict)          # query analysis and plans, when debug=True
     understood: Any = None             # jobpipe.search.understand.Understood: what the query states
-    filters: SearchFilters | None = None   # the filters applied (explicit ones plus, with auto_filters, the query's)
+    filters: SearchFilters = field(default_factory=SearchFilters)   # applied: explicit ones plus, with auto_filters, the query's
     auto_filters: tuple[str, ...] = ()     # the filter fields taken from the query
     rerank: dict[str, Any] | None = None   # when asked: applied, model, ms, fallback (why the fused order was kept)

@@ -462,7 +462,7 @@ def _skills(text: str, words: list[tuple[int, int]]) -> list[_Cand]:
 
 def _typed_words(text: str, words: list[tuple[int, int]]) -> list[_Cand]:
     """Job type, remote and seniority words (the smallest runs of words that state them)."""
-    out = []
+    out: list[_Cand] = []
     whole_type = parse_job_type(None, text)
     if whole_type is not None:
         out.extend(_Cand(s, e, "job_type", v, 3)
@@ -557,7 +557,7 @@ def _implied_currency(query: str, data: dict[str, Any], city: _Cand | None) -> N
     pay = data["salary_min"]
     country = resolve_locations(query[city.start:city.end])[1] if city is not None else None
     currency = COUNTRY_CURRENCY.get(country or "")
-    if currency is None:
+    if city is None or currency is None:
         data["notes"].append(f"{pay['text']!r} names no currency: not applied as a pay filter")
         return
     data["currency"] = {**pay, "value": currency}

@@ -26,7 +26,6 @@ from jobpipe.service import limits
 from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
 from jobpipe.service.page import add_page
-from jobpipe.text.sanitize import clean_text
 from jobpipe.service.schemas import (
     CandidateAdded,
     CandidateBody,
@@ -41,6 +40,7 @@ from jobpipe.service.schemas import (
     SearchResponseBody,
 )
 from jobpipe.service.settings import ServiceConfigError, ServiceSettings, service_settings
+from jobpipe.text.sanitize import clean_text
 
 log = logging.getLogger(__name__)
 
@@ -183,7 +183,7 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
         except MatchError as exc:
             raise HTTPException(503, clean_text(str(exc))) from exc
 
-    candidate_errors = {404: {"model": ErrorBody, "description": "Unknown candidate_id"}}
+    candidate_errors: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "Unknown candidate_id"}}
 
     @app.post("/candidates", response_model=CandidateAdded, status_code=201, dependencies=protected,
               tags=["candidates"], summary="Add a candidate (resume text or file)",

@@ -21,8 +21,8 @@ from psycopg_pool import PoolTimeout
 from jobpipe.search.types import SearchFilters
 from jobpipe.service import queries
 from jobpipe.service.pool import open_pool
-from jobpipe.text.sanitize import clean_text, clean_value
 from jobpipe.service.settings import ServiceSettings, service_settings
+from jobpipe.text.sanitize import clean_text, clean_value
 
 
 def jsonable(value: Any) -> Any:

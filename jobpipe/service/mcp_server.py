@@ -28,10 +28,10 @@ from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
 from jobpipe.service.fence import Fence, encode, encode_field
 from jobpipe.service.schemas import MatchRequest, SearchArguments
+from jobpipe.service.settings import ServiceSettings, check_bind, service_settings
 from jobpipe.text.sanitize import clean_text
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
-from jobpipe.service.settings import ServiceSettings, check_bind, service_settings
 
 INSTRUCTIONS = (
     "Job search tools over a curated, deduplicated catalogue of job postings (Chinese and English). "
@@ -60,17 +60,20 @@ def _block(text: str) -> str:
 
 def format_salary(salary: dict[str, Any] | None) -> str:
     salary = salary or {}
-    low, high = salary.get("min"), salary.get("max")
-    if low is None and high is None:
-        return "salary negotiable" if salary.get("negotiable") else "salary not stated"
+    low: float | None = salary.get("min")
+    high: float | None = salary.get("max")
 
     def num(v: float) -> str:
         return f"{v:,.0f}" if float(v).is_integer() or v >= 100 else f"{v:g}"
 
-    amount = num(low) if high is None or low == high else (f"up to {num(high)}" if low is None
-                                                          else f"{num(low)}-{num(high)}")
-    if low is not None and high is None:
+    if low is not None and high is not None:
+        amount = num(low) if low == high else f"{num(low)}-{num(high)}"
+    elif low is not None:
         amount = f"from {num(low)}"
+    elif high is not None:
+        amount = f"up to {num(high)}"
+    else:
+        return "salary negotiable" if salary.get("negotiable") else "salary not stated"
     parts = [amount]
     if salary.get("currency"):
         parts.append(str(salary["currency"]))
@@ -236,7 +239,7 @@ def format_candidate(data: dict[str, Any]) -> str:
         ("target titles", ", ".join(profile.get("target_titles") or [])), ("seniority", profile.get("seniority")),
         ("experience (years)", None if years is None else f"{years:g}"), ("degree", profile.get("degree")),
         ("skills", ", ".join(eff.get("skills") or [])), ("cities", ", ".join(eff.get("cities") or [])),
-        ("remote", {True: "open to remote", False: "no remote"}.get(eff.get("remote"))),
+        ("remote", {True: "open to remote", False: "no remote"}.get(eff["remote"]) if "remote" in eff else None),
         ("job types", ", ".join(eff.get("job_types") or [])), ("salary floor", floor),
         ("languages", ", ".join(profile.get("languages") or [])),
         ("excluded companies", ", ".join(eff.get("exclude_companies") or [])),

@@ -19,7 +19,8 @@ from jobpipe.search.types import SearchFilters, SearchOptions
 from jobpipe.search.understand import Understood
 from jobpipe.service import limits
 from jobpipe.store.jobs import JOB_COLUMNS, JOB_FIELDS
-from jobpipe.text.sanitize import clean_text, require_visible
+from jobpipe.text.sanitize import require_visible
+
 
 class SearchArguments(SearchOptions, SearchFilters):
     """What the ``search_jobs`` MCP tool takes: the query, the filters, the options, how many results."""
@@ -68,7 +69,7 @@ class MatchRequest(SearchFilters):
         return require_visible(value, "resume_text", multiline=True)
 
     @model_validator(mode="after")
-    def _exactly_one(self) -> "MatchRequest":
+    def _exactly_one(self) -> MatchRequest:
         if (self.candidate_id is None) == (self.resume_text is None):
             raise ValueError("give exactly one of candidate_id or resume_text")
         return self
@@ -77,14 +78,19 @@ class MatchRequest(SearchFilters):
 def _model_of(cls: type, name: str) -> type[BaseModel]:
     """A response model with a dataclass's fields, types and ``metadata["doc"]`` descriptions."""
     hints = typing.get_type_hints(cls)
-    return create_model(name, **{
+    fields: dict[str, Any] = {
         f.name: (hints[f.name], Field(... if f.default is dataclasses.MISSING else f.default,
                                       description=f.metadata.get("doc")))
         for f in dataclasses.fields(cls)
-    })
+    }
+    return create_model(name, **fields)
 
 
-Salary = _model_of(models.Salary, "Salary")
+if typing.TYPE_CHECKING:
+    # built at run time from the dataclass (one declaration of the salary): mypy sees a plain model
+    Salary = BaseModel
+else:
+    Salary = _model_of(models.Salary, "Salary")
 
 
 class JobSummary(BaseModel):

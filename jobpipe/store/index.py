@@ -153,7 +153,7 @@ def index_state(conn: psycopg.Connection) -> list[IndexState]:
 
 def _neighbours(cur: psycopg.Cursor, model: str, dims: int, query: np.ndarray, k: int,
                 filter_sql: str | None) -> list[int]:
-    where = sql.SQL(" AND ({})").format(sql.SQL(filter_sql)) if filter_sql else sql.SQL("")  # type: ignore[arg-type]
+    where = sql.SQL(" AND ({})").format(sql.SQL(filter_sql)) if filter_sql else sql.SQL("")
     stmt = sql.SQL(
         "SELECT e.job_id FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
         "WHERE {pred}{where} ORDER BY {expr} <=> %s::vector({dims}) LIMIT {k}"

@@ -80,7 +80,8 @@ def tokenize_rows(rows: list[_Row]) -> list[_Terms]:
     plain_token = _PLAIN_TOKEN.fullmatch
     for job_id, chash, title, company, cities, skills, description in rows:
         tokens = tokenize(search_text(title, company, cities or (), skills or (), description))
-        plain, special = [], []
+        plain: list[str] = []
+        special: list[str] = []
         for token in tokens:
             (plain if plain_token(token) else special).append(token)
         out.append((job_id, chash, len(tokens), " ".join(plain), " ".join(special), title))
@@ -163,7 +164,7 @@ def _pages(conn: psycopg.Connection, keys: list[int], page_rows: int) -> Iterato
         if not conn.autocommit:
             conn.commit()
         if rows:
-            yield rows  # type: ignore[misc]
+            yield rows
 
 
 def _write(conn: psycopg.Connection, terms: list[_Terms]) -> int:

@@ -9,15 +9,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Annotated, Any, Union
+from typing import TYPE_CHECKING, Annotated, Any, Union, cast
 
 from pydantic import Field, TypeAdapter
 
 from jobpipe.models import PostingFields, RawPosting
-from jobpipe.sources.kinds import (ashby, bilibili, comeet, eightfold, file, greenhouse, html, jsonld, lagou, lever,
-                                   personio, recruitee, smartrecruiters, teamtailor, tencent, workable, workday,
-                                   zhaopin)
+from jobpipe.sources.kinds import (
+    ashby,
+    bilibili,
+    comeet,
+    eightfold,
+    file,
+    greenhouse,
+    html,
+    jsonld,
+    lagou,
+    lever,
+    personio,
+    recruitee,
+    smartrecruiters,
+    teamtailor,
+    tencent,
+    workable,
+    workday,
+    zhaopin,
+)
 from jobpipe.sources.options import SourceConfig
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeForm
 
 
 @dataclass(frozen=True)
@@ -38,5 +58,7 @@ KINDS: dict[str, Kind] = {
 }
 
 #: One sources-file entry: the kind's model, chosen by ``kind``.
-SourceEntry = Annotated[Union[tuple(kind.config for kind in KINDS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]
-ENTRY = TypeAdapter(SourceEntry)
+# Union[...] over a tuple built at run time: `X | Y` cannot spread it (hence noqa UP007).
+SourceEntry = Annotated[Union[tuple(kind.config for kind in KINDS.values())], Field(discriminator="kind")]  # type: ignore[valid-type]  # noqa: UP007
+# Built at run time from KINDS, so mypy cannot read it as a type: it is a union of SourceConfig models.
+ENTRY: TypeAdapter[SourceConfig] = TypeAdapter(cast("TypeForm[SourceConfig]", SourceEntry))

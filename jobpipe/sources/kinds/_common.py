@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from jobpipe.sources.errors import PayloadError
@@ -54,7 +55,7 @@ def join_parts(*parts: Any) -> str | None:
     return ", ".join(out) or None
 
 
-def unique(values: list[str | None], *, exclude: str | None = None) -> list[str]:
+def unique(values: Iterable[str | None], *, exclude: str | None = None) -> list[str]:
     out: list[str] = []
     for v in values:
         if v and v != exclude and v not in out:

@@ -54,14 +54,20 @@ def _url(payload: dict[str, Any]) -> str | None:
             or as_text(payload.get("url_active_page")))
 
 
+def _order(detail: dict[str, Any]) -> float:
+    order = detail.get("order")
+    return order if isinstance(order, (int, float)) else 0
+
+
 def _sections(payload: dict[str, Any]) -> list[tuple[str, str]]:
     items = [d for d in payload.get("details") or [] if isinstance(d, dict) and as_text(d.get("value"))]
-    items.sort(key=lambda d: d.get("order") if isinstance(d.get("order"), (int, float)) else 0)
+    items.sort(key=_order)
     return [(as_text(d.get("name")) or "", str(d["value"])) for d in items]
 
 
 def extract(payload: dict[str, Any]) -> PostingFields:
-    location = payload.get("location") if isinstance(payload.get("location"), dict) else {}
+    raw_location = payload.get("location")
+    location: dict[str, Any] = raw_location if isinstance(raw_location, dict) else {}
     sections = _sections(payload)
     description = "".join(f"<h3>{name}</h3>{value}" if name else value for name, value in sections)
     salary_text = next((value for name, value in sections if _SALARY_SECTIONS.search(name)), None)

@@ -20,8 +20,8 @@ from pydantic import PlainValidator, model_validator
 from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.kinds._common import as_text
-from jobpipe.sources.result import Quarantined
 from jobpipe.sources.options import POSTING_FIELD_NAMES, Encoding, ReadablePath, SourceConfig, choice, problem
+from jobpipe.sources.result import Quarantined
 from jobpipe.sources.session import SourceSession
 
 _FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv"}
@@ -158,10 +158,10 @@ class _Lines:
                 try:
                     yield _Line(number, raw.decode(self.encoding))
                 except UnicodeDecodeError as exc:
-                    line = _Line(number, raw.decode(self.encoding, "backslashreplace"),
-                                 f"not valid {self.encoding} text ({exc.reason} at byte {exc.start} of the line)")
-                    self.failed.append(line)
-                    yield line
+                    bad = _Line(number, raw.decode(self.encoding, "backslashreplace"),
+                                f"not valid {self.encoding} text ({exc.reason} at byte {exc.start} of the line)")
+                    self.failed.append(bad)
+                    yield bad
 
     def check_encoding(self) -> None:
         """Raise when the failures say the whole file is in another encoding."""
@@ -320,12 +320,12 @@ def extract(payload: dict[str, Any]) -> PostingFields:
             else:
                 fields.salary_text = as_text(value)
         elif key in ("location", "locations") and isinstance(value, list):
-            texts = [as_text(v) for v in value if as_text(v)]
+            texts = [t for t in map(as_text, value) if t]
             if key == "location":
                 fields.location = texts[0] if texts else None
                 fields.locations.extend(texts[1:])
             else:
-                fields.locations.extend(t for t in texts if t)  # type: ignore[misc]
+                fields.locations.extend(texts)
         elif key == "locations":
             fields.locations.append(str(value))
         elif key == "employment_type":

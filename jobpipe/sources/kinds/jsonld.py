@@ -15,9 +15,9 @@ from jobpipe.models import PostingFields, RawPosting
 from jobpipe.sources.errors import PayloadError
 from jobpipe.sources.http import Response
 from jobpipe.sources.kinds._common import as_text, join_parts, unique
-from jobpipe.sources.options import Count, Regex, Selector, SourceConfig, Url
 from jobpipe.sources.kinds.crawl import crawl
 from jobpipe.sources.ldjson import decode_html, find_job_postings, identifier_of, json_ld_blocks
+from jobpipe.sources.options import Count, Regex, Selector, SourceConfig, Url
 from jobpipe.sources.result import PageOutput, Quarantined
 from jobpipe.sources.session import SourceSession
 
@@ -78,9 +78,12 @@ def page_links(response: Response, text: str, follow: Any, next_selector: str | 
         elif element.tag == "a" and follow(href) and href not in links:
             links.append(href)
     if next_selector:
-        from bs4 import BeautifulSoup
+        from bs4 import BeautifulSoup, Tag
         for el in BeautifulSoup(text, "lxml").select(next_selector):
-            href = el.get("href") or (el.find("a", href=True) or {}).get("href")  # type: ignore[union-attr]
+            href = el.get("href")
+            if not href:
+                anchor = el.find("a", href=True)
+                href = anchor.get("href") if isinstance(anchor, Tag) else None
             if href:
                 absolute = urldefrag(urljoin(response.url, str(href)))[0]
                 if _http(absolute) and absolute not in nexts and absolute != page:
