@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 # Re-install whenever pyproject.toml changes.
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test test-fast test-deploy system-packages bench-scale ui serve mcp db-stop bench clean install schema
+.PHONY: run test lint test-fast test-deploy system-packages bench-scale ui serve mcp db-stop bench clean install schema
 
 install: $(STAMP)
 
@@ -43,6 +43,11 @@ run: $(STAMP)
 ## test: the whole suite against a real embedded PostgreSQL + pgvector
 test: $(STAMP) system-packages
 	$(BIN)/python -m pytest
+
+## lint: ruff (the rules in pyproject.toml) over the package, tests and benches; mypy over the package
+lint: $(STAMP)
+	$(BIN)/ruff check jobpipe jobpipe_tests bench
+	$(BIN)/mypy jobpipe
 
 ## test-deploy: the deployment tests alone (topology, external PostgreSQL, deploy/ files, image install)
 test-deploy: $(STAMP) system-packages
