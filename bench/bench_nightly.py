@@ -54,7 +54,7 @@ import numpy as np
 import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_store import EN_SENTENCES, TITLES_EN, TITLES_ZH, ZH_SENTENCES, CITIES, SKILLS  # noqa: E402
+from bench_store import CITIES, EN_SENTENCES, SKILLS, TITLES_EN, TITLES_ZH, ZH_SENTENCES  # noqa: E402
 
 from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
@@ -356,7 +356,7 @@ def rowbyrow_nights(url: str, files: list[Path], embedder: CountingEmbedder) -> 
     for k, path in enumerate(files):
         counts = {"embedded": 0, "normalized": 0}
 
-        def sync(conn, path=path):
+        def sync(conn, path=path, counts=counts):
             register_vector(conn)
             known = dict(conn.execute("SELECT external_id, raw_hash || ' ' || content_hash FROM peer_jobs"))
             seen = set()

@@ -9,9 +9,9 @@ records straight to ``jobs`` rows, so search can be measured before the other st
 from __future__ import annotations
 
 import hashlib
-import os
 import html
 import json
+import os
 import re
 import tempfile
 from datetime import datetime, timezone

@@ -98,8 +98,8 @@ def write_normalized(conn: psycopg.Connection, source: str, partition_date: date
     ids = list(latest) + [raw_id for raw_id in rejected if raw_id not in latest]
     written = 0
     with conn.transaction():
-        stored = dict(conn.execute("SELECT raw_id, record_hash FROM normalized_postings WHERE raw_id = ANY(%s)",
-                                   (ids,)).fetchall()) if ids else {}
+        stored: dict[int, str] = dict(conn.execute(
+            "SELECT raw_id, record_hash FROM normalized_postings WHERE raw_id = ANY(%s)", (ids,)).fetchall()) if ids else {}
         hashes = {raw_id: _record_hash(p) for raw_id, p in latest.items()}
         changed = [raw_id for raw_id, h in hashes.items() if stored.get(raw_id) != h]
         gone = [raw_id for raw_id in rejected if raw_id in stored]
@@ -253,7 +253,8 @@ def reject_rates(conn: psycopg.Connection, partition_date: date | None = None) -
 
     if partition_date is None:
         sources = [r[0] for r in conn.execute("SELECT DISTINCT source FROM listing_spans WHERE until_fetch IS NULL")]
-        runs = [conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s", (s,)).fetchone()[0]
+        runs = [conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s",
+                             (s,)).fetchone()[0]  # type: ignore[index]  # an aggregate: always one row
                 for s in sources]
         pairs = list(zip(sources, runs))
     else:

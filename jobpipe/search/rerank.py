@@ -144,7 +144,7 @@ class ChatRerankModel(_HttpReranker):
             content = answer["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError) as exc:
             raise RerankError("no message in the answer") from exc
-        match = re.search(r"\{.*\}", content or "", re.DOTALL)
+        match = re.search(r"\{.*\}", content or "", re.S)
         try:
             values = json.loads(match.group(0))["scores"] if match else None
             scores = [float(v) for v in values]   # type: ignore[union-attr]

@@ -30,9 +30,9 @@ import httpcore
 import httpx
 
 from jobpipe import __version__
-from jobpipe.sources.retry_after import retry_after_seconds
 from jobpipe.sources.errors import HttpError, ResponseTooLarge, RobotsDisallowed
 from jobpipe.sources.ratelimit import HostRateLimiter
+from jobpipe.sources.retry_after import retry_after_seconds
 from jobpipe.sources.robots import RobotsCache, RobotsRules, parse_robots, shared_robots_cache
 
 log = logging.getLogger("jobpipe.sources.http")

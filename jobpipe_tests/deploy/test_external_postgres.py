@@ -155,9 +155,10 @@ def test_jobpipe_run_as_the_owner_and_the_service_on_its_own_login(server, tmp_p
             try:
                 health = _get(f"http://127.0.0.1:{port}/health", timeout=5)
                 break
-            except OSError:
+            except OSError as exc:
                 if service.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(service.stdout.read().decode(errors="replace")[-3000:] if service.stdout else "")
+                    raise AssertionError(service.stdout.read().decode(errors="replace")[-3000:]
+                                         if service.stdout else "") from exc
                 time.sleep(0.5)
         assert health["database"]["role"] == server.service_login
         request = urllib.request.Request(f"http://127.0.0.1:{port}/search", method="POST",

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import jobpipe.normalize.store as normalize_store
-from jobpipe.hashing import content_hash
 from jobpipe.embedding import TokenHashEmbedder
+from jobpipe.hashing import content_hash
 from jobpipe.normalize.store import NotNormalizedError, normalize_fetch
 from jobpipe.store import sync_job_embeddings
 from jobpipe.store.curate import curate_fetch

@@ -1,5 +1,5 @@
 from dataclasses import replace
-from datetime import UTC, datetime, timezone
+from datetime import datetime, timezone
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -208,8 +208,8 @@ def test_a_changed_field_is_written_even_when_the_listing_was_remembered(db):
     upsert_jobs(db, postings)
     db.commit()
     edits = {
-        "posted_at": datetime(2026, 11, 2, tzinfo=UTC),
-        "valid_through": datetime(2027, 1, 1, tzinfo=UTC),
+        "posted_at": datetime(2026, 11, 2, tzinfo=timezone.utc),
+        "valid_through": datetime(2027, 1, 1, tzinfo=timezone.utc),
         "salary": Salary(min=1, max=2, currency="USD", period="hour"),
         "experience_min": 2.0,
         "url": "https://jobs.example.com/moved",

@@ -7,8 +7,8 @@ mapping does not name kept under ``extra``, so nothing in the file is lost.
 from __future__ import annotations
 
 import codecs
-import hashlib
 import csv
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
