@@ -19,6 +19,7 @@ from datetime import date
 from dagster import DailyPartitionsDefinition, DynamicPartitionsDefinition, MultiPartitionKey, MultiPartitionsDefinition
 
 from jobpipe.config import get_settings
+from jobpipe.pipeline.ingest import partition_today as today  # noqa: F401  (re-exported: the partition day of "now")
 
 SOURCES_PARTITION = "sources"
 log = logging.getLogger(__name__)
