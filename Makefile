@@ -45,9 +45,12 @@ test: $(STAMP) system-packages
 	$(BIN)/python -m pytest
 
 ## lint: ruff (the rules in pyproject.toml) over the package, tests and benches; mypy over the package
+## (both run whatever the other says, so one CI log shows every finding; either failing fails)
 lint: $(STAMP)
-	$(BIN)/ruff check jobpipe jobpipe_tests bench
-	$(BIN)/mypy jobpipe
+	@status=0; \
+	$(BIN)/ruff check jobpipe jobpipe_tests bench || status=$$?; \
+	$(BIN)/mypy jobpipe || status=$$?; \
+	exit $$status
 
 ## test-deploy: the deployment tests alone (topology, external PostgreSQL, deploy/ files, image install)
 test-deploy: $(STAMP) system-packages

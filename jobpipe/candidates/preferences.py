@@ -36,13 +36,13 @@ from jobpipe.candidates.models import CandidateProfile
 from jobpipe.candidates.scoring import DEGREE_LEVELS, LEVELS, CandidateFeatures, JobBatch, to_usd
 from jobpipe.search.filters import DEFAULT_CURRENCY, FilterSQL, build_filter_sql
 from jobpipe.search.types import (
-    bounded_texts,
     MAX_CITY_CHARS,
     MAX_SALARY,
     MAX_SKILL_CHARS,
     FilterError,
     JobType,
     SearchFilters,
+    bounded_texts,
     known_currencies,
 )
 from jobpipe.text.sanitize import require_visible

@@ -10,7 +10,7 @@ means a broken page or a hostile one, and it is said in the posting's ``notes``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from jobpipe.models import PostingFields
 
@@ -36,7 +36,7 @@ class Capped(NamedTuple):
 def cap_fields(fields: PostingFields) -> Capped:
     """``fields`` within the caps, and a note for every field that had to be cut."""
     notes: list[str] = []
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}   # field name -> capped value, for dataclasses.replace(**changes)
     for name, limit in LINE_CHARS.items():
         value = getattr(fields, name)
         if isinstance(value, str) and len(value) > limit:
@@ -44,8 +44,8 @@ def cap_fields(fields: PostingFields) -> Capped:
             notes.append(f"{name.replace('_', ' ')} cut to {limit:,} characters (the source's had {len(value):,})")
     description = fields.description
     length = len(description) if isinstance(description, str) else 0
-    if length > RAW_DESCRIPTION_CHARS:
-        changes["description"] = description[:RAW_DESCRIPTION_CHARS]   # type: ignore[index]
+    if isinstance(description, str) and length > RAW_DESCRIPTION_CHARS:
+        changes["description"] = description[:RAW_DESCRIPTION_CHARS]
     if isinstance(fields.url, str) and len(fields.url) > URL_CHARS:
         changes["url"] = None   # a cut URL leads nowhere: left out
         notes.append(f"url left out: {len(fields.url):,} characters (at most {URL_CHARS:,})")

@@ -28,7 +28,12 @@ from jobpipe.normalize.regex_guard import guarded
 from jobpipe.normalize.salary import annualize, implausible_pay, oversized_amount, parse_salary
 from jobpipe.normalize.skills import job_skills
 from jobpipe.normalize.statements import (
-    labelled_lines, mode_of_value, remote_only_among_benefits, stated_mode, states_hybrid, temporarily_remote,
+    labelled_lines,
+    mode_of_value,
+    remote_only_among_benefits,
+    stated_mode,
+    states_hybrid,
+    temporarily_remote,
 )
 from jobpipe.normalize.text import clean_inline, clean_text, detect_language, repair_cell
 

@@ -21,7 +21,6 @@ import pandera.pandas as pa
 from pandera.errors import SchemaErrors
 
 from jobpipe.models import ORIGIN_FIELDS, ORIGINS, NormalizedPosting
-from jobpipe.rows import POSTING_COLUMNS
 from jobpipe.normalize.experience import DEGREES
 from jobpipe.normalize.job_type import JOB_TYPES, SENIORITIES
 from jobpipe.normalize.location import known_cities

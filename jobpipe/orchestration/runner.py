@@ -80,7 +80,7 @@ def _storage_noise_hidden() -> Iterator[None]:
     error: ``jobpipe run`` prints one line), not once per retry and log call."""
     root = logging.getLogger()
     root.addFilter(_no_retry_warnings)
-    saved, sys.stderr = sys.stderr, _StderrWithoutStorageNoise(sys.stderr)   # type: ignore[assignment]
+    saved, sys.stderr = sys.stderr, _StderrWithoutStorageNoise(sys.stderr)
     try:
         yield
     finally:

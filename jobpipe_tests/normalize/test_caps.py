@@ -8,8 +8,7 @@ from datetime import date, datetime, timezone
 from psycopg.types.json import Jsonb
 
 from jobpipe.models import PostingFields
-from jobpipe.normalize import normalize_posting, validate_postings, write_normalized
-from jobpipe.normalize import caps
+from jobpipe.normalize import caps, normalize_posting, validate_postings, write_normalized
 from jobpipe.store import upsert_jobs
 from jobpipe.store.jobs import load_job
 
