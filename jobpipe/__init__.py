@@ -36,8 +36,6 @@ _LAZY = {"sync": "jobpipe.pipeline.sync", "RunSummary": "jobpipe.pipeline.summar
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        import importlib
-
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

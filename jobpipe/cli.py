@@ -1,4 +1,10 @@
-"""The ``jobpipe`` command line."""
+"""The ``jobpipe`` command line.
+
+Commands import what they need inside their own function, for start-up time: ``import jobpipe.cli``
+stays at a few hundredths of a second, while the pipeline (Dagster), the service (FastAPI, MCP), the
+candidate stack and the search stack each cost a second or more to import; a command pays for its own.
+Module-level imports here are the cheap ones.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,14 @@ import os
 import signal
 import subprocess
 import sys
+import typing
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 from typing import Any
+
+from jobpipe.filelock import HomeBusy
+from jobpipe.service import run_mcp, serve
 
 
 def _print_json(obj: Any) -> None:
@@ -29,7 +40,8 @@ def _print_sources_problems(exc: Any) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from jobpipe.filelock import HomeBusy
+    # lazy (start-up time): the pipeline imports Dagster
+    from jobpipe.db.connection import lost_database
     from jobpipe.orchestration.runner import format_summary, run_pipeline
     from jobpipe.sources import SourcesFileError
 
@@ -43,8 +55,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"jobpipe: {exc}", file=sys.stderr)
         return 3
     except Exception as exc:
-        from jobpipe.db.connection import lost_database
-
         lost = lost_database(exc)
         if lost is None:
             raise
@@ -68,8 +78,7 @@ _FLAG_NAMES = {"skills": "--skill"}
 def add_filter_flags(parser: argparse.ArgumentParser, model: Any = None, defaults: dict[str, Any] | None = None) -> None:
     """One flag per field of ``model`` (default ``SearchFilters``, the one filter spec): its type,
     choices and help. ``defaults`` overrides a field's default for this command line."""
-    import typing
-
+    # lazy (start-up time): jobpipe.search.types loads the search package (pandas, pandera, jieba)
     from jobpipe.search.types import SearchFilters
 
     model = model or SearchFilters
@@ -100,6 +109,7 @@ def add_filter_flags(parser: argparse.ArgumentParser, model: Any = None, default
 
 
 def _filters(args: argparse.Namespace) -> Any:
+    # lazy (start-up time): the search package
     from jobpipe.search.types import SearchFilters
 
     given = {name: getattr(args, name) for name in SearchFilters.model_fields}
@@ -107,6 +117,7 @@ def _filters(args: argparse.Namespace) -> Any:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the search stack and the embedder
     from jobpipe.db import connect, ready_url
     from jobpipe.embedding import get_embedder
     from jobpipe.search import search
@@ -162,6 +173,7 @@ def _salary_text(salary: dict[str, Any] | None) -> str:
 
 # ----------------------------------------------------------------------------- jobs show
 def cmd_jobs_show(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the database layer and the store
     from jobpipe.db import connect, ready_url
     from jobpipe.store.jobs import load_job
 
@@ -182,6 +194,7 @@ def cmd_jobs_show(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- candidates
 def _candidate_settings() -> tuple[int, int, Path]:
+    # lazy (start-up time): pydantic-settings
     from jobpipe.config import get_settings
 
     settings = get_settings()
@@ -189,6 +202,7 @@ def _candidate_settings() -> tuple[int, int, Path]:
 
 
 def cmd_candidates_add(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the candidate stack (resume readers, parser, matcher)
     from jobpipe.candidates.documents import UnreadableResume
     from jobpipe.candidates.intake import add_candidate
     from jobpipe.candidates.store import CandidateError
@@ -242,6 +256,7 @@ def cmd_candidates_add(args: argparse.Namespace) -> int:
 
 
 def cmd_candidates_list(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the candidate stack (resume readers, parser, matcher)
     from jobpipe.candidates.store import list_candidates, quarantined
     from jobpipe.db import connect, ready_url
 
@@ -263,6 +278,7 @@ def cmd_candidates_list(args: argparse.Namespace) -> int:
 
 
 def cmd_candidates_show(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the candidate stack (resume readers, parser, matcher)
     from jobpipe.candidates.store import UnknownCandidateError, load_candidate
     from jobpipe.db import connect, ready_url
 
@@ -280,8 +296,7 @@ def cmd_candidates_show(args: argparse.Namespace) -> int:
 
 
 def cmd_candidates_matches(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-
+    # lazy (start-up time): the candidate stack (resume readers, parser, matcher)
     from jobpipe.candidates.matching import read_matches
     from jobpipe.candidates.store import UnknownCandidateError
     from jobpipe.db import connect, ready_url
@@ -310,6 +325,7 @@ def cmd_candidates_matches(args: argparse.Namespace) -> int:
 
 
 def cmd_candidates_delete(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the candidate stack (resume readers, parser, matcher)
     from jobpipe.candidates.intake import delete_candidate
     from jobpipe.candidates.store import CandidateError
     from jobpipe.db import connect, ready_url
@@ -328,20 +344,17 @@ def cmd_candidates_delete(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- db
 def cmd_db(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the database layer and the embedded server's package
     from jobpipe.config import get_settings
-    from jobpipe.db import server
+    from jobpipe.db import dagster_storage_url, ready_url, server
 
     settings = get_settings()
     if args.action == "service-role":
         return _service_role(args)
     if args.action == "dagster-url":
-        from jobpipe.db import dagster_storage_url
-
         print(dagster_storage_url(settings))   # the JOBPIPE_DAGSTER_STORAGE_URL of deploy/dagster.yaml
         return 0
     if args.action in ("start", "url"):
-        from jobpipe.db import ready_url
-
         url = ready_url()
         print(url if args.action == "url" else f"database ready: {url}")
         return 0
@@ -359,6 +372,7 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 def _service_role(args: argparse.Namespace) -> int:
     """The opt-in step that gives the query service its own reader login on this database."""
+    # lazy (start-up time): the database layer
     from jobpipe.db import ready_url
     from jobpipe.db.roles import CANDIDATE_WRITES, SERVING_OBJECTS, ServiceRoleError, ensure_service_login
     from jobpipe.db.server import serves
@@ -389,6 +403,7 @@ def _service_role(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- ui
 def cmd_ui(args: argparse.Namespace) -> int:
+    # lazy (start-up time): Dagster's instance set-up
     from jobpipe.config import DEMO_SOURCES_FILE, PROJECT_ROOT, get_settings
     from jobpipe.db import ready_url
     from jobpipe.orchestration.instance import prepare_dagster_home
@@ -426,6 +441,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
 
 def _fail_dead_runs() -> None:
     """Runs a killed ``jobpipe run`` left STARTED show as failed in the UI, not running forever."""
+    # lazy (start-up time): Dagster
     from dagster import DagsterInstance
 
     from jobpipe.orchestration.runs import mark_dead_runs_failed
@@ -455,7 +471,7 @@ def _stop_process_group(proc: subprocess.Popen[bytes]) -> None:
 
 # ----------------------------------------------------------------------------- serve / mcp
 def cmd_serve(args: argparse.Namespace) -> int:
-    from jobpipe.service import serve
+    # lazy (start-up time): the service's settings; serve()/run_mcp() import the rest when called
     from jobpipe.service.settings import ServiceConfigError
 
     try:
@@ -467,7 +483,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    from jobpipe.service import run_mcp
+    # lazy (start-up time): the service's settings; serve()/run_mcp() import the rest when called
     from jobpipe.service.settings import ServiceConfigError
 
     try:
@@ -479,6 +495,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_sources_check(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the sources layer (httpx, every kind)
     from jobpipe.config import get_settings
     from jobpipe.sources import SourcesFileError, load_sources
 
@@ -556,7 +573,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("search", help="hybrid search over open jobs")
     p.add_argument("query")
     add_filter_flags(p)
-    from jobpipe.search.types import SearchOptions
+    from jobpipe.search.types import SearchOptions  # lazy: as add_filter_flags
 
     add_filter_flags(p, SearchOptions, defaults={"auto_filters": True})   # a person types constraints
     p.add_argument("--top-k", type=int, default=10)

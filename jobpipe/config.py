@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -153,8 +154,6 @@ class Settings(BaseSettings):
     @field_validator("schedule_timezone")
     @classmethod
     def _known_zone(cls, value: str) -> str:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError) as exc:

@@ -18,6 +18,11 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import docx
+from docx.opc.exceptions import PackageNotFoundError
+from pypdf import PasswordType, PdfReader
+from pypdf.errors import FileNotDecryptedError, PdfReadError
+
 from jobpipe.normalize.text import clean_text
 
 #: Formats a drop folder (and the CLI and the upload endpoint) read.
@@ -102,9 +107,6 @@ def _finish(text: str, *, markup: bool) -> tuple[str, bool]:
 
 
 def _read_pdf(data: bytes) -> ReadText:
-    from pypdf import PasswordType, PdfReader
-    from pypdf.errors import FileNotDecryptedError, PdfReadError
-
     # pypdf logs recoverable oddities of a file (object ids, offsets): nothing personal, but noise.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     try:
@@ -192,9 +194,6 @@ def _paragraphs(element: Any) -> list[str]:
 
 
 def _read_docx(data: bytes) -> ReadText:
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-
     try:
         document = docx.Document(io.BytesIO(data))
         header: list[str] = []

@@ -15,6 +15,7 @@ files (``.DS_Store``) and office lock files (``~$cv.docx``) are not resumes and 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -140,8 +141,6 @@ def folder_fingerprint(folder: Path) -> str:
 
     Only the digest leaves this function: file names may be personal and never reach Dagster.
     """
-    import hashlib
-
     digest = hashlib.sha256()
     if folder.is_dir():
         for p in sorted(folder.rglob("*")):

@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from pgvector.psycopg import register_vector
 
+from jobpipe.candidates.documents import PREFERENCES_SUFFIX
 from jobpipe.candidates.folder import MAX_CANDIDATE_ID_CHARS, read_candidate
 from jobpipe.candidates.matching import DEFAULT_RESERVE, DEFAULT_TOP_N, match_candidate_now
 from jobpipe.candidates.store import (
@@ -26,6 +28,7 @@ from jobpipe.candidates.store import (
     upsert_candidate,
 )
 from jobpipe.config import DEMO_RESUMES_DIR
+from jobpipe.store import active_model
 
 
 @dataclass
@@ -53,8 +56,6 @@ def check_candidate_id(candidate_id: str) -> str:
 
 def embed_one(conn: psycopg.Connection, candidate_id: str, embedder: Any) -> bool:
     """Store the candidate's vector of the active model (if ``embedder`` is that model); True when current."""
-    from jobpipe.store import active_model
-
     model = active_model(conn)
     row = conn.execute(
         "SELECT c.embedding_text, c.content_hash, e.content_hash FROM candidates c LEFT JOIN candidate_embeddings e "
@@ -67,7 +68,6 @@ def embed_one(conn: psycopg.Connection, candidate_id: str, embedder: Any) -> boo
         return True
     if embedder is None or embedder.model != model.model or embedder.dims != model.dims:
         return False   # the pipeline embeds it with the right model
-    from pgvector.psycopg import register_vector
 
     register_vector(conn)
     vector = np.asarray(embedder.embed_documents([text])[0], dtype=np.float32)
@@ -124,8 +124,6 @@ def delete_candidate(conn: psycopg.Connection, candidate_id: str, *, folder: Pat
     with conn.transaction():
         delete_candidates(conn, [candidate_id], commit=False)
         if path is not None:
-            from jobpipe.candidates.documents import PREFERENCES_SUFFIX
-
             try:
                 path.unlink(missing_ok=True)
                 path.with_name(Path(source_file).stem + PREFERENCES_SUFFIX).unlink(missing_ok=True)

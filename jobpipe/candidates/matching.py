@@ -35,6 +35,7 @@ from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
 from jobpipe.candidates.models import CandidateProfile, MatchResult
+from jobpipe.candidates.parse import parse_resume
 from jobpipe.candidates.preferences import (
     CandidatePreferences,
     HardFilter,
@@ -62,6 +63,7 @@ from jobpipe.candidates.store import (
     load_candidate,
     load_candidates,
 )
+from jobpipe.candidates.tiers import sync_skill_tiers
 from jobpipe.search.types import SearchFilters
 from jobpipe.search.vector import choose_plan, vector_candidates
 from jobpipe.store.dedupe import normalize_company
@@ -552,7 +554,6 @@ def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, res
         return result
     result.model = model.model
     depth = top_n + reserve
-    from jobpipe.candidates.tiers import sync_skill_tiers
 
     sync_skill_tiers(conn)
     calibration = calibrate(conn, model)
@@ -753,8 +754,6 @@ def match_with_profile(conn: psycopg.Connection, *, candidate_id: str | None = N
         if vector is None:
             vector = _embed(embedder, stored.embedding_text, model.model)
     else:
-        from jobpipe.candidates.parse import parse_resume
-
         profile = parse_resume("(ad hoc)", resume_text or "")
         prefs = preferences or CandidatePreferences()
         vector = _embed(embedder, embedding_text(profile), model.model)

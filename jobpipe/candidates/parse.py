@@ -20,6 +20,11 @@ from datetime import date
 from jobpipe.candidates.models import CandidateProfile, SkillEvidence, WorkPeriod
 from jobpipe.candidates.redact import Redaction, redact
 from jobpipe.candidates.sections import Section, lines_of, split_sections
+from jobpipe.normalize import annualize, extract_skills, parse_job_type, parse_salary, parse_seniority, resolve_city
+from jobpipe.normalize.experience import degrees_mentioned
+from jobpipe.normalize.location import city_country
+from jobpipe.normalize.posting import COUNTRY_CURRENCY
+from jobpipe.text.tokenize import tokenize
 
 #: Bumped when parsing (or the embedding text built from a profile) changes: stored profiles of an
 #: older version are parsed again.
@@ -297,8 +302,6 @@ _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z.'\-]*")
 
 
 def _city_candidates(text: str, *, labelled: bool) -> list[tuple[int, str]]:
-    from jobpipe.text.tokenize import tokenize
-
     out: list[tuple[int, str]] = []
     for m in _CJK_RUN.finditer(text):
         out.extend((m.start(), w) for w in tokenize(m.group()) if len(w) >= 2)
@@ -316,8 +319,6 @@ def _city_candidates(text: str, *, labelled: bool) -> list[tuple[int, str]]:
 
 
 def _resolve_all(chunk: str, *, labelled: bool) -> list[str]:
-    from jobpipe.normalize import resolve_city
-
     found: list[str] = []
     for _, phrase in _city_candidates(chunk, labelled=labelled):
         try:
@@ -349,8 +350,6 @@ def find_cities(text: str, header: str = "") -> list[str]:
 
 def _skill_evidence(sections: list[Section]) -> list[SkillEvidence]:
     """Each skill with whether it is listed (skills sections) or mentioned (work, projects, summary)."""
-    from jobpipe.normalize import extract_skills
-
     listed_kinds = {"skills"}
     mentioned_kinds = {"experience", "projects", "summary", "objective", "header"}
     found: dict[str, SkillEvidence] = {}
@@ -422,8 +421,6 @@ def _seniority_from_years(years: float | None) -> str | None:
 
 
 def _job_types(lines: list[str]) -> list[str]:
-    from jobpipe.normalize import parse_job_type
-
     types: list[str] = []
     for line in lines:
         for part in re.split(r"[/、,，;；|｜]|\s{2,}", line):
@@ -434,10 +431,6 @@ def _job_types(lines: list[str]) -> list[str]:
 
 
 def _expected_salary(text: str, language: str | None, cities: list[str]) -> dict | None:
-    from jobpipe.normalize import annualize, parse_salary
-    from jobpipe.normalize.location import city_country
-    from jobpipe.normalize.posting import COUNTRY_CURRENCY
-
     m = _SALARY_LINE.search(text)
     if not m:
         return None
@@ -464,8 +457,6 @@ def _languages(sections: list[Section], language: str | None) -> list[str]:
 
 
 def _highest_degree(sections: list[Section], text: str) -> str | None:
-    from jobpipe.normalize.experience import degrees_mentioned
-
     education = "\n".join(lines_of(sections, "education"))
     degrees = degrees_mentioned(education) if education else []
     if not degrees:
@@ -480,8 +471,6 @@ def parse_redacted(candidate_id: str, text: str, *, today: date | None = None, t
     ``today`` is the date "present"/"至今" means: the day the document was last saved when its
     metadata says so (an old resume's "2019 - present" is not seven years today), else today.
     """
-    from jobpipe.normalize import parse_seniority
-
     text = text.replace("\r\n", "\n").strip()
     sections = split_sections(text)
     header_lines = sections[0].lines

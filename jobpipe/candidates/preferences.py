@@ -33,8 +33,10 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from jobpipe.candidates.models import CandidateProfile
-from jobpipe.candidates.scoring import DEGREE_LEVELS, LEVELS, CandidateFeatures, JobBatch, to_usd
+from jobpipe.candidates.scoring import _TYPE_CODES, DEGREE_LEVELS, LEVELS, CandidateFeatures, JobBatch, to_usd
+from jobpipe.normalize.location import city_country
 from jobpipe.search.filters import DEFAULT_CURRENCY, FilterSQL, build_filter_sql
+from jobpipe.search.resolve import canonical_skill, resolve_city
 from jobpipe.search.types import (
     MAX_CITY_CHARS,
     MAX_SALARY,
@@ -43,6 +45,7 @@ from jobpipe.search.types import (
     JobType,
     SearchFilters,
     bounded_texts,
+    fx_rates,
     known_currencies,
 )
 from jobpipe.text.sanitize import require_visible
@@ -148,14 +151,10 @@ class Effective:
 
 
 def _resolve_city(name: str) -> str:
-    from jobpipe.search.resolve import resolve_city
-
     return resolve_city(name) or name.strip()
 
 
 def _canonical_skill(name: str) -> str:
-    from jobpipe.search.resolve import canonical_skill
-
     return canonical_skill(name) or name.strip()
 
 
@@ -195,8 +194,6 @@ def effective(profile: CandidateProfile, prefs: CandidatePreferences) -> Effecti
 
 
 def candidate_features(candidate_id: str, profile: CandidateProfile, eff: Effective) -> CandidateFeatures:
-    from jobpipe.normalize.location import city_country
-
     countries = frozenset(c for c in (city_country(city) for city in eff.cities) if c)
     return CandidateFeatures(
         candidate_id=candidate_id, skills=frozenset(eff.skills), cities=tuple(eff.cities), countries=countries,
@@ -312,8 +309,6 @@ class HardFilter:
         if self.remote is False:
             keep &= ~remote_job
         if self.job_types:
-            from jobpipe.candidates.scoring import _TYPE_CODES
-
             codes = np.array([_TYPE_CODES[t] for t in self.job_types], dtype=np.int8)
             keep &= (batch.job_type == 0) | np.isin(batch.job_type, codes)
         if self.salary_min is not None:
@@ -326,8 +321,6 @@ class HardFilter:
 def _city_mask(batch: JobBatch, city: str) -> np.ndarray:
     """``build_filter_sql``'s city rule: the resolved canonical name among the job's cities, else the
     name (case-insensitive) among them or inside the raw location text."""
-    from jobpipe.search.resolve import resolve_city
-
     canonical = resolve_city(city)
     if canonical:
         return batch.in_cities([canonical])
@@ -339,8 +332,6 @@ def _city_mask(batch: JobBatch, city: str) -> np.ndarray:
 
 def _salary_mask(batch: JobBatch, salary_min: float, currency: str) -> np.ndarray:
     """``build_filter_sql``'s salary rule, with a job that states no salary kept (not known to conflict)."""
-    from jobpipe.search.types import fx_rates
-
     rates = fx_rates()
     floor_usd = salary_min * rates[currency]
     out = np.empty(len(batch), dtype=bool)

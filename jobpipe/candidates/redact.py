@@ -27,6 +27,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from jobpipe.normalize import canonical_skill
+
 PLACEHOLDERS = ("[email]", "[phone]", "[link]", "[handle]", "[address]", "[number]", "[name]", "[contact]")
 
 _EMAIL = re.compile(r"[\w.+\-']+\s*(?:@|\(at\)|\[at\])\s*[\w\-]+(?:\s*(?:\.|\(dot\)|\[dot\])\s*[\w\-]+)+", re.I)
@@ -137,8 +139,6 @@ def _phone_or_number(match: re.Match[str]) -> str | None:
 
 
 def _is_tech_name(text: str) -> bool:
-    from jobpipe.normalize import canonical_skill
-
     if "/" in text:
         return False
     return canonical_skill(text) is not None or text.lower() in _TECH_DOMAINS
@@ -220,8 +220,6 @@ def _name_patterns(names: Iterable[str]) -> list[re.Pattern[str]]:
 
 
 def _is_skill_word(word: str) -> bool:
-    from jobpipe.normalize import canonical_skill
-
     return canonical_skill(word) is not None
 
 

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 
 from jobpipe.normalize.job_type import JOB_TYPES
+from jobpipe.search.types import fx_rates
 
 WEIGHTS: dict[str, float] = {
     "semantic": 0.40, "skills": 0.30, "experience": 0.10, "location": 0.10, "job_type": 0.05, "salary": 0.05,
@@ -76,8 +77,6 @@ _TYPE_CODES = {t: i + 1 for i, t in enumerate(JOB_TYPES)}
 
 
 def _fx() -> dict[str, float]:
-    from jobpipe.search.types import fx_rates
-
     return fx_rates()
 
 

@@ -8,6 +8,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 
 from jobpipe.config import Settings, get_settings
+from jobpipe.db import server
 
 #: The database that holds jobpipe's tables on the embedded server.
 EMBEDDED_DATABASE = "jobpipe"
@@ -102,7 +103,6 @@ def database_url(settings: Settings | None = None) -> str:
     settings = settings or get_settings()
     if settings.database_url:
         return settings.database_url
-    from jobpipe.db import server
 
     url = with_database(server.start(settings), EMBEDDED_DATABASE)
     ensure_database(url)

@@ -127,6 +127,7 @@ def migrate(url: str, sql_dir: Path = SQL_DIR) -> list[Migration]:
                     )
                 applied_now.append(migration)
             if applied_now:
+                # here, not at the top: a cycle (roles imports MIGRATION_LOCK_ID from this module)
                 from jobpipe.db.roles import refresh_grants
 
                 refresh_grants(conn)   # registered service logins read the serving objects added now

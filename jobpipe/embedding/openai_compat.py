@@ -46,7 +46,7 @@ class OpenAIEmbedder:
         query_prefix: str = "",
         document_prefix: str = "",
     ):
-        import openai
+        import openai  # lazy: ~1 s of import, paid only when an OpenAI-compatible endpoint is configured
 
         self._openai = openai
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed",

@@ -25,10 +25,13 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from jobpipe.hashing import content_hash, record_digest
-from jobpipe.models import NormalizedPosting
+from jobpipe.models import NormalizedPosting, RawPosting
+from jobpipe.normalize.batch import normalize_batch
 from jobpipe.normalize.schema import Rejection, ValidationResult
 from jobpipe.normalize.version import normalizer_version
 from jobpipe.rows import INGEST_ID_COLUMNS, POSTING_COLUMNS, Column, RowBuilder, names, posting_from_row
+from jobpipe.sources.extract import extract
+from jobpipe.sources.snapshots import fetch_run, fetch_run_by_id, listing_condition, state_condition
 
 #: Default share of rejected postings above which a source's asset check fails.
 DEFAULT_REJECT_THRESHOLD = 0.05
@@ -155,10 +158,6 @@ def normalize_fetch(conn: psycopg.Connection, source: str, partition_date: date 
     See the module docstring for which payloads run. Raises :class:`NotNormalizedError` when the
     day has no stored fetch run (never fetched, or pruned by retention). Commits.
     """
-    from jobpipe.normalize.batch import normalize_batch
-    from jobpipe.sources.extract import extract
-    from jobpipe.sources.snapshots import fetch_run, fetch_run_by_id, state_condition
-
     version = version or normalizer_version()
     run = fetch_run_by_id(conn, fetch_id) if fetch_id is not None else fetch_run(conn, source, partition_date)
     if run is None:
@@ -175,7 +174,6 @@ def normalize_fetch(conn: psycopg.Connection, source: str, partition_date: date 
         query = (f"SELECT r.raw_id, r.external_id, r.format, r.payload, r.url, r.first_fetched_at "
                  f"FROM listing_spans s JOIN raw_postings r ON r.raw_id = s.raw_id WHERE {where}"
                  + (" AND s.from_fetch > %(since)s" if since is not None else "") + " ORDER BY r.raw_id")
-        from jobpipe.models import RawPosting
 
         items = [(raw_id, RawPosting(source=run.source, external_id=eid, format=fmt, payload=payload, url=url,
                                      fetched_at=fetched_at))
@@ -204,8 +202,6 @@ def load_normalized(conn: psycopg.Connection, source: str, partition_date: date 
     """The normalized postings of the day's latest fetch run, ordered by external id (what the
     run listed; ``listed_only=False``: its whole state, including postings an incomplete run
     did not list but that were not shown to be gone)."""
-    from jobpipe.sources.snapshots import fetch_run, listing_condition, state_condition
-
     run = fetch_run(conn, source, partition_date)
     if run is None:
         return []
@@ -228,8 +224,6 @@ def load_quarantine(conn: psycopg.Connection, source: str, partition_date: date)
     """Everything quarantined for a day: items of its fetch that were not postings (``stage``
     'fetch', with ``position`` and ``raw_text``), then the payloads of its listing that the
     normalizer rejects (``stage`` 'normalize', whichever day first rejected them)."""
-    from jobpipe.sources.snapshots import fetch_run, listing_condition
-
     rows = conn.execute(
         f"SELECT {', '.join(_QUARANTINE_KEYS)} FROM quarantine"
         " WHERE source = %s AND partition_date = %s AND stage = 'fetch' ORDER BY quarantine_id",
@@ -249,8 +243,6 @@ def reject_rates(conn: psycopg.Connection, partition_date: date | None = None) -
     """{source: (passed, rejected, reject rate)} over the postings each source lists now (its
     latest run), or, with ``partition_date``, over that day's latest fetch run of each source;
     items of the fetch that were not postings (quarantined at fetch time) count as rejected."""
-    from jobpipe.sources.snapshots import fetch_run, state_condition
-
     if partition_date is None:
         sources = [r[0] for r in conn.execute("SELECT DISTINCT source FROM listing_spans WHERE until_fetch IS NULL")]
         runs = [conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s",

@@ -29,6 +29,7 @@ from dagster import (
     sensor,
 )
 
+from jobpipe.candidates.folder import folder_fingerprint
 from jobpipe.config import get_settings
 from jobpipe.orchestration.assets.candidates import candidate_matches, candidate_profiles, candidate_vectors
 from jobpipe.orchestration.assets.ingest import curated_jobs, normalized_postings, raw_postings
@@ -106,8 +107,6 @@ def register_sources(context: SensorEvaluationContext, sources: SourcesResource)
 )
 def candidates_folder(context: SensorEvaluationContext, settings: PipelineSettingsResource):
     """The cursor is a digest of the folder's listing: file names never reach Dagster."""
-    from jobpipe.candidates.folder import folder_fingerprint
-
     fingerprint = folder_fingerprint(Path(settings.candidates_path))
     if fingerprint == context.cursor:
         return SkipReason("the candidates drop folder is unchanged")

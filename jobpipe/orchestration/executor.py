@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dagster import in_process_executor
+
 from jobpipe.config import env_name, get_settings
 
 EXECUTORS = ("multiprocess", "in_process", "celery")
@@ -32,12 +34,10 @@ def build_executor(kind: str | None = None) -> Any:
     if kind == "multiprocess":
         return None
     if kind == "in_process":
-        from dagster import in_process_executor
-
         return in_process_executor
     if not settings.celery_broker_url:
         raise ExecutorConfigError(f"JOBPIPE_EXECUTOR=celery needs {BROKER_ENV} (e.g. redis://127.0.0.1:6379/0)")
-    from dagster_celery import celery_executor
+    from dagster_celery import celery_executor  # lazy: an optional extra ([celery]), needed only here
 
     backend_env = BACKEND_ENV if settings.celery_backend_url else BROKER_ENV
     return celery_executor.configured(

@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 
+from dagster import DagsterInstance
+
 from jobpipe.config import PROJECT_ROOT, Settings, get_settings
+from jobpipe.db.connection import dagster_storage_url
 
 
 def prepare_dagster_home(settings: Settings | None = None) -> str:
     """Create ``$JOBPIPE_HOME/dagster`` with our ``dagster.yaml`` and export the storage URL."""
-    from jobpipe.db.connection import dagster_storage_url
-
     settings = settings or get_settings()
     home = settings.dagster_home
     home.mkdir(parents=True, exist_ok=True)
@@ -31,7 +32,5 @@ def prepare_dagster_home(settings: Settings | None = None) -> str:
 
 
 def get_instance():
-    from dagster import DagsterInstance
-
     prepare_dagster_home()
     return DagsterInstance.get()

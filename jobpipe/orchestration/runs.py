@@ -13,6 +13,8 @@ import os
 import socket
 from typing import Any
 
+from dagster import DagsterRunStatus, RunsFilter
+
 PID_TAG = "jobpipe/pid"
 HOST_TAG = "jobpipe/host"
 START_TAG = "jobpipe/process_start"
@@ -54,8 +56,6 @@ def _alive(pid: int, start: str | None) -> bool:
 
 def mark_dead_runs_failed(instance: Any) -> list[str]:
     """Fail this host's in-process runs (``jobpipe run``) whose process is gone; returns their ids."""
-    from dagster import DagsterRunStatus, RunsFilter
-
     host = socket.gethostname()
     runs = instance.get_runs(filters=RunsFilter(statuses=[DagsterRunStatus.STARTED, DagsterRunStatus.STARTING],
                                                 tags={HOST_TAG: host}))

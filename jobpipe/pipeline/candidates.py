@@ -19,9 +19,11 @@ import psycopg
 from jobpipe.candidates.folder import sync_folder
 from jobpipe.candidates.store import reprofile_outdated
 from jobpipe.candidates.matching import DEFAULT_RESERVE, DEFAULT_TOP_N, refresh_matches
+from jobpipe.embedding import local_embedder
 from jobpipe.embedding.base import Embedder
 from jobpipe.pipeline.locking import locked
 from jobpipe.pipeline.report import Report
+from jobpipe.store import active_model, sync_candidate_embeddings
 
 log = logging.getLogger(__name__)
 
@@ -69,14 +71,10 @@ def embed_candidates(conn: psycopg.Connection, embedder: Embedder, *,
 
 
 def _embed_candidates(conn: psycopg.Connection, embedder: Embedder) -> CandidateVectorsOutcome:
-    from jobpipe.store import active_model, sync_candidate_embeddings
-
     embedded, models = sync_candidate_embeddings(conn, embedder).embedded, [embedder.model]
     serving = active_model(conn)
     if serving is not None and serving.model != embedder.model:
         try:
-            from jobpipe.embedding import local_embedder
-
             other = local_embedder(serving.model)
         except Exception:  # noqa: BLE001 - not a local model: matching waits for the new model
             other = None

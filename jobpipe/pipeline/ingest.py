@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 import psycopg
 
+from jobpipe.config import get_settings
 from jobpipe.models import RawPosting
 from jobpipe.normalize import NotNormalizedError, normalize_fetch
 from jobpipe.pipeline.errors import NoSnapshotError, SourceFailedError
@@ -50,8 +51,6 @@ RECORDS_KIND = "records"
 def partition_today() -> date:
     """The day a fetch made now belongs to: today in the partitions' time zone, the schedule's
     (JOBPIPE_SCHEDULE_TIMEZONE, UTC by default), so a 02:00 run in Shanghai is of its own day."""
-    from jobpipe.config import get_settings
-
     return datetime.now(ZoneInfo(get_settings().schedule_timezone)).date()
 
 

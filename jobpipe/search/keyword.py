@@ -24,6 +24,7 @@ import psycopg
 
 from jobpipe.search.filters import FilterSQL
 from jobpipe.search.query_terms import Concept
+from jobpipe.text.tokenize import search_tokens
 
 #: BM25 length normalization (term frequency is not used, so k1 only shapes the curve).
 K1 = 1.2
@@ -167,8 +168,6 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
     The IDF is the word the user typed: how specific the *request* is. A rare plural or an
     odd translation must not outweigh it.
     """
-    from jobpipe.text.tokenize import search_tokens
-
     flat = [(ci, alt) for ci, c in enumerate(concepts) for alt in c.alternatives]
     if not flat:
         return []

@@ -25,12 +25,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+import rjieba
 from pydantic import BaseModel, ConfigDict, Field
 
 from jobpipe.normalize import (
     annualize,
     city_aliases,
     extract_skills,
+    known_cities,
     parse_experience,
     parse_job_type,
     parse_salary,
@@ -334,8 +336,6 @@ def _salaries(text: str, language_hint: str | None) -> list[_Cand]:
 
 def _words(text: str) -> list[tuple[int, int]]:
     """(start, end) of the query's words: Latin words, and jieba's segments of CJK runs."""
-    import rjieba
-
     spans: list[tuple[int, int]] = []
     for run in re.finditer(f"[{_CJK}]+|[^{_CJK}]+", text):
         piece = run.group(0)
@@ -397,8 +397,6 @@ def _city_names() -> tuple[frozenset[str], dict[str, str]]:
     rightly refuses in free text ("reading", "mobile"); cities whose table entry carries a
     Chinese name (the curated, well-known ones) are accepted in lower case too.
     """
-    from jobpipe.normalize import known_cities
-
     spellings: set[str] = set()
     curated: dict[str, str] = {}
     for city in known_cities():

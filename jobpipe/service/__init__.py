@@ -1,6 +1,7 @@
 """The agent query service: HTTP API (FastAPI) and MCP tools over the curated tables.
 
-Entry points (imported lazily so ``import jobpipe.service`` stays cheap):
+Entry points (imported lazily, inside the functions below: every submodule import such as
+``jobpipe.service.settings`` runs this file first, and must not pull in FastAPI and the MCP SDK):
 ``create_app`` (jobpipe.service.api), ``serve`` (jobpipe.service.server),
 ``run_mcp`` / ``build_mcp_server`` (jobpipe.service.mcp_server).
 """

@@ -7,6 +7,7 @@ embedding calls, which FastAPI runs in its thread pool against a bounded connect
 from __future__ import annotations
 
 import hmac
+import json
 import logging
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -19,9 +20,19 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from psycopg_pool import PoolTimeout
+from pydantic import ValidationError
 
+from jobpipe.candidates.documents import SUFFIXES, UnreadableResume
 from jobpipe.candidates.matching import MatchError, UnknownCandidateError
-from jobpipe.search.types import MAX_CITY_CHARS, MAX_POSTED_WITHIN_DAYS, MAX_SKILL_CHARS, MAX_SKILLS, describe_errors
+from jobpipe.candidates.store import CandidateConflict, CandidateError
+from jobpipe.search.types import (
+    MAX_CITY_CHARS,
+    MAX_POSTED_WITHIN_DAYS,
+    MAX_SKILL_CHARS,
+    MAX_SKILLS,
+    FilterError,
+    describe_errors,
+)
 from jobpipe.service import limits
 from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
@@ -235,8 +246,6 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
                 description="Removes the profile, its vectors, its matches and every stored copy of the resume "
                             "in one transaction (a drop-folder candidate's file too).")
     def delete_candidate(candidate_id: CandidateId) -> Response:
-        from jobpipe.candidates.store import CandidateError
-
         try:
             ctx.delete_candidate(candidate_id)
         except UnknownCandidateError as exc:
@@ -261,14 +270,6 @@ def create_app(settings: ServiceSettings | None = None, *, database_url: str | N
 
 async def _add_candidate(ctx: ServiceContext, request: Request) -> JSONResponse:
     """``POST /candidates``: JSON or multipart, validated, then added in the thread pool."""
-    import json
-
-    from pydantic import ValidationError
-
-    from jobpipe.candidates.documents import SUFFIXES, UnreadableResume
-    from jobpipe.candidates.store import CandidateConflict, CandidateError
-    from jobpipe.search.types import FilterError
-
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     try:
         if kind == "multipart/form-data":

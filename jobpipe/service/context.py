@@ -6,9 +6,11 @@ cannot drift apart in what they return or in what they allow.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
@@ -16,12 +18,23 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
+from pgvector.psycopg import register_vector
 from psycopg_pool import PoolTimeout
 
+from jobpipe.candidates.intake import add_candidate, delete_candidate
+from jobpipe.candidates.matching import match_with_profile, read_matches
+from jobpipe.candidates.store import UnknownCandidateError, load_candidate
+from jobpipe.config import get_settings
+from jobpipe.db import database_url
+from jobpipe.embedding import get_embedder, local_embedder
+from jobpipe.search import search
+from jobpipe.search.rerank import reranker_from_env
 from jobpipe.search.types import SearchFilters
 from jobpipe.service import queries
+from jobpipe.service.login import resolve_login, resolve_writer_login
 from jobpipe.service.pool import open_pool
 from jobpipe.service.settings import ServiceSettings, service_settings
+from jobpipe.store.serving import latest_serving_snapshot
 from jobpipe.text.sanitize import clean_text, clean_value
 
 
@@ -80,7 +93,6 @@ class ServiceContext:
         self._login_url: str | None = None
         self._pool_lock = threading.Lock()
         self._embedder_lock = threading.Lock()
-        from jobpipe.search.rerank import reranker_from_env
 
         self.reranker = reranker_from_env()   # None unless JOBPIPE_RERANK_URL is set
 
@@ -89,16 +101,12 @@ class ServiceContext:
     def database_url(self) -> str:
         """The URL the service was pointed at (its own login, or the pipeline's database)."""
         if self._database_url is None:
-            from jobpipe.db import database_url
-
             self._database_url = database_url()
         return self._database_url
 
     def login_url(self) -> str:
         """The URL the pool connects with: the service's own reader (jobpipe.service.login)."""
         if self._login_url is None:
-            from jobpipe.service.login import resolve_login
-
             self._login_url = resolve_login(self.database_url)
         return self._login_url
 
@@ -116,8 +124,6 @@ class ServiceContext:
         pipeline switched models (or the service was started with other settings) and the
         active model is one of the local ones, following it keeps vector search working.
         """
-        from jobpipe.embedding import get_embedder, local_embedder
-
         embedder = get_embedder()
         try:
             with self.connection() as conn:
@@ -163,8 +169,6 @@ class ServiceContext:
     # ------------------------------------------------------------------ operations
     def search(self, query: str, filters: SearchFilters, *, top_k: int = 10, debug: bool = False,
                auto_filters: bool = False, rerank: bool = False) -> dict[str, Any]:
-        from jobpipe.search import search
-
         started = time.perf_counter()
         embedder = self.embedder
         with self.connection() as conn, self.spare_connection() as spare:
@@ -206,8 +210,6 @@ class ServiceContext:
 
     def match(self, *, candidate_id: str | None = None, resume_text: str | None = None,
               filters: SearchFilters | None = None, top_k: int = 10) -> dict[str, Any]:
-        from jobpipe.candidates.matching import match_with_profile
-
         # Only raw text needs embedding; a stored candidate normally has its vector already.
         embedder = self.embedder if resume_text is not None else self._embedder_if_loadable()
         with self.connection() as conn:
@@ -225,8 +227,6 @@ class ServiceContext:
     def writer_url(self) -> str:
         """The candidate writer's login (ServiceConfigError, answered 503, when there is none)."""
         if self._writer_url is None:
-            from jobpipe.service.login import resolve_writer_login
-
             given = self.settings.writer_database_url
             self._writer_url = resolve_writer_login(given or self._writer_source or self.database_url,
                                                     given=given is not None)
@@ -238,8 +238,6 @@ class ServiceContext:
 
         Opened per request: writes are rare, and the read pool stays read-only whatever happens here.
         """
-        from pgvector.psycopg import register_vector
-
         with psycopg.connect(self.writer_url(), autocommit=False) as conn:
             conn.prepare_threshold = None
             conn.execute("SELECT set_config('statement_timeout', %s, false)",
@@ -250,16 +248,9 @@ class ServiceContext:
 
     def add_candidate(self, data: bytes, suffix: str, *, candidate_id: str | None, name: str | None = None,
                       preferences: dict[str, Any] | None = None) -> dict[str, Any]:
-        import uuid
-
-        from jobpipe.candidates.intake import add_candidate
-        from jobpipe.config import get_settings
-
         settings = get_settings()
         default_id = None if candidate_id else "c-" + uuid.uuid4().hex[:12]
         if name and suffix == ".txt":
-            import json
-
             data, suffix = json.dumps({"name": name, "text": data.decode("utf-8", "replace")}).encode(), ".json"
         with self.write_connection() as conn:
             added = add_candidate(conn, data, suffix, candidate_id=candidate_id, default_id=default_id,
@@ -268,8 +259,6 @@ class ServiceContext:
         return added.as_json()
 
     def candidate(self, candidate_id: str) -> dict[str, Any] | None:
-        from jobpipe.candidates.store import UnknownCandidateError, load_candidate
-
         with self.connection() as conn:
             try:
                 shown = load_candidate(conn, candidate_id).show()
@@ -278,17 +267,11 @@ class ServiceContext:
         return clean_value(shown, multiline_keys=frozenset({"embedding_text", "evidence"}))
 
     def delete_candidate(self, candidate_id: str) -> str | None:
-        from jobpipe.candidates.intake import delete_candidate
-        from jobpipe.config import get_settings
-
         with self.write_connection() as conn:
             return delete_candidate(conn, candidate_id, folder=get_settings().candidates_path)
 
     def candidate_matches(self, candidate_id: str, *, top_k: int = 10) -> dict[str, Any]:
         """The stored list (raises UnknownCandidateError): two short queries, no vector search."""
-        from jobpipe.candidates.matching import read_matches
-        from jobpipe.config import get_settings
-
         with self.connection() as conn:
             stored = read_matches(conn, candidate_id, top_k=top_k, top_n=get_settings().matches_top_n)
         return {"candidate_id": stored.candidate_id, "model": stored.model, "computed_at": stored.computed_at,
@@ -309,8 +292,6 @@ class ServiceContext:
                 body["sources"] = queries.source_freshness(conn)
                 serving = conn.execute("SELECT to_regclass('serving_snapshots') IS NOT NULL").fetchone()
                 if serving and serving[0]:
-                    from jobpipe.store.serving import latest_serving_snapshot
-
                     body["index"]["serving_snapshot"] = latest_serving_snapshot(conn)
         except Exception as exc:  # health must describe failures, not fail itself
             body["status"] = "degraded"

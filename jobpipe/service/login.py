@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import psycopg
 
-from jobpipe.db.roles import ServiceRoleError, ensure_service_login, unsafe_reasons
+from jobpipe.db.roles import ServiceRoleError, ensure_service_login, unsafe_reasons, writer_role_name
+from jobpipe.db.server import serves
 from jobpipe.service.settings import ServiceConfigError
 
 
@@ -30,7 +31,6 @@ def resolve_login(url: str) -> str:
         reasons = unsafe_reasons(conn, user)
     if not reasons:
         return url
-    from jobpipe.db.server import serves
 
     if serves(url):
         try:
@@ -51,8 +51,6 @@ def resolve_writer_login(url: str, *, given: bool) -> str:
     jobpipe's embedded server, logged in as the owner, does jobpipe set the writer up itself.
     Raises :class:`ServiceConfigError` naming the step otherwise (the endpoints answer 503).
     """
-    from jobpipe.db.roles import writer_role_name
-
     with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
         user = conn.execute("SELECT session_user").fetchone()[0]  # type: ignore[index]
         database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
@@ -63,7 +61,6 @@ def resolve_writer_login(url: str, *, given: bool) -> str:
                 f"JOBPIPE_SERVICE_WRITER_DATABASE_URL logs in as {user!r}, which {'; '.join(reasons)}: candidate "
                 "writes need the candidate writer's own login (`jobpipe db service-role --candidate-writer`)")
         return url
-    from jobpipe.db.server import serves
 
     if reasons and serves(url):
         try:

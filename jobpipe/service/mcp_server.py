@@ -15,19 +15,25 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
+import uvicorn
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.responses import JSONResponse
 
+from jobpipe.candidates.matching import MatchError
+from jobpipe.candidates.store import UnknownCandidateError
+from jobpipe.db import ready_url
 from jobpipe.search.types import FilterError
 from jobpipe.service import limits
 from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
 from jobpipe.service.fence import Fence, encode, encode_field
 from jobpipe.service.schemas import MatchRequest, SearchArguments
+from jobpipe.service.server import _settled_login
 from jobpipe.service.settings import ServiceSettings, check_bind, service_settings
 from jobpipe.text.sanitize import clean_text
 
@@ -324,8 +330,6 @@ def _tool(name: str, description: str, arguments: type[ArgsT], run: Callable[[Ar
 
 def build_mcp_server(ctx: ServiceContext) -> Any:
     """An MCPServer with the tools bound to ``ctx``."""
-    from jobpipe.candidates.matching import MatchError
-
     def search_jobs(args: SearchArguments) -> str:
         return format_search(ctx.search(args.query, args.filters(), top_k=args.top_k, auto_filters=args.auto_filters,
                                         rerank=args.rerank),
@@ -346,8 +350,6 @@ def build_mcp_server(ctx: ServiceContext) -> Any:
         return format_matches(body)
 
     def candidate_matches(args: CandidateMatchesArguments) -> str:
-        from jobpipe.candidates.store import UnknownCandidateError
-
         try:
             body = ctx.candidate_matches(args.candidate_id, top_k=args.top_k)
         except UnknownCandidateError as exc:
@@ -400,8 +402,6 @@ class BearerAuth:
             header = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, given = header.partition(b" ")
             if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), self.token):
-                from starlette.responses import JSONResponse
-
                 denied = JSONResponse({"detail": "missing or wrong bearer token"}, 401,
                                       headers={"WWW-Authenticate": "Bearer", "Connection": "close"})
                 await denied(scope, receive, send)
@@ -431,10 +431,7 @@ def run_mcp(transport: Literal["stdio", "http"] = "stdio", host: str = "127.0.0.
     if transport == "http":
         check_bind(host, token)
     if database_url is None and settings.database_url is None:
-        from jobpipe.db import ready_url
-
         database_url = ready_url()
-    from jobpipe.service.server import _settled_login
 
     database_url = _settled_login(database_url or settings.database_url)   # refuses a login that could write
     ctx = ServiceContext(settings, database_url=database_url, embedder=embedder)
@@ -442,8 +439,6 @@ def run_mcp(transport: Literal["stdio", "http"] = "stdio", host: str = "127.0.0.
         if transport == "stdio":
             build_mcp_server(ctx).run("stdio")
         elif transport == "http":
-            import uvicorn
-
             uvicorn.run(mcp_http_app(ctx, host=host, token=token), host=host, port=port, log_level="info",
                         server_header=False)
         else:

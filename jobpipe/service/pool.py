@@ -11,6 +11,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool
 
+from jobpipe.service.login import resolve_login
 from jobpipe.service.settings import ServiceSettings
 
 
@@ -45,8 +46,6 @@ def open_pool(url: str, settings: ServiceSettings, *, wait: bool = False) -> Con
 
 def connect_service(url: str, settings: ServiceSettings) -> psycopg.Connection:
     """One configured connection as the service's login for ``url`` (CLI one-shots, tests)."""
-    from jobpipe.service.login import resolve_login
-
     conn = psycopg.connect(resolve_login(url), autocommit=False)
     configure_connection(conn, settings)
     return conn

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
+import uvicorn
+
+from jobpipe.db import ready_url
+from jobpipe.service.api import create_app
+from jobpipe.service.login import resolve_login
 from jobpipe.service.settings import ServiceSettings, check_bind, service_settings
 
 
@@ -17,16 +23,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, token: str | None = None
     service itself then logs in as its own reader (jobpipe.service.login) and only reads. A
     login that could write stops the start here, before binding.
     """
-    import uvicorn
-
-    from jobpipe.service.api import create_app
-
     settings = settings or service_settings()
     token = token or settings.token
     check_bind(host, token)
     if database_url is None and settings.database_url is None and migrate:
-        from jobpipe.db import ready_url
-
         database_url = ready_url()
     pointed = database_url or settings.database_url
     database_url = _settled_login(pointed)
@@ -37,10 +37,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, token: str | None = None
 def _settled_login(url: str | None) -> str | None:
     """The service's own login for ``url`` (ServiceConfigError if none is safe); ``url`` itself
     when the database cannot be reached yet (the service then starts degraded and retries)."""
-    import psycopg
-
-    from jobpipe.service.login import resolve_login
-
     if url is None:
         return None
     try:

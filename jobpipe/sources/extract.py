@@ -7,12 +7,11 @@ import copy
 from typing import Any
 
 from jobpipe.models import PostingFields
+from jobpipe.sources.kinds import KINDS
 
 
 def extract(format: str, payload: dict[str, Any]) -> PostingFields:
     """Locate a posting's fields in a payload of the given format (a source kind name)."""
-    from jobpipe.sources.kinds import KINDS  # late: kinds import the HTTP layer
-
     kind = KINDS.get(format)
     if kind is None:
         raise ValueError(f"no extractor for format {format!r} (known: {', '.join(sorted(KINDS))})")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timezone
 
+from jobpipe.config import get_settings
 from jobpipe.models import RawPosting
 from jobpipe.sources.config import SourceConfig
 from jobpipe.sources.errors import FetchError
@@ -42,8 +43,6 @@ def fetch_source(config: SourceConfig, client: PoliteClient | None = None, *,
         log.warning("source %r: fetching WITHOUT respecting robots.txt (robots: false)", config.name)
     own_client = client is None
     if client is None:
-        from jobpipe.config import get_settings
-
         client = PoliteClient(rate_limit=config.rate_limit, deadline=get_settings().fetch_deadline)
     started = datetime.now(timezone.utc)
     session = SourceSession(client, config, state, started)

@@ -225,6 +225,7 @@ def _read_state(conn: psycopg.Connection, source: str) -> _State:
 
 def _confirmed(conn: psycopg.Connection, source: str, result: FetchResult, postings: int) -> bool:
     """Whether this listing proves that the postings it lacks are gone (jobpipe.store.closing's rule)."""
+    # here, not at the top: a cycle (jobpipe.store's package imports store.curate -> normalize.store -> this module)
     from jobpipe.store.closing import Listing, listing_verdict
 
     previous = conn.execute(

@@ -22,6 +22,8 @@ from datetime import date
 
 import psycopg
 
+from jobpipe.normalize.store import NotNormalizedError, load_normalized_where
+from jobpipe.sources.snapshots import fetch_run, fetch_run_by_id, state_condition
 from jobpipe.store.closing import CloseResult, ExpiredResult, close_expired, close_vanished
 from jobpipe.store.terms import TermCounts, sync_job_terms
 from jobpipe.store.upsert import UpsertCounts, upsert_jobs
@@ -57,9 +59,6 @@ def curate_fetch(conn: psycopg.Connection, source: str, partition_date: date | s
 
     Raises ``NotNormalizedError`` when the run has not been normalized (``normalize_fetch`` first).
     """
-    from jobpipe.normalize.store import NotNormalizedError, load_normalized_where
-    from jobpipe.sources.snapshots import fetch_run, fetch_run_by_id, state_condition
-
     run = fetch_run_by_id(conn, fetch_id) if fetch_id is not None else fetch_run(conn, source, partition_date)
     if run is None:
         raise NotNormalizedError(f"no raw snapshot of source {source!r} for {partition_date}")

@@ -15,9 +15,13 @@ crash loses at most the pages in flight and the next call resumes with what is s
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import re
+import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -195,19 +199,12 @@ def _die_with(parent: int) -> None:
     thread watches the parent's pid. A parent that died before this ran is caught by the
     ``getppid`` check.
     """
-    import signal
-    import threading
-
     try:
-        import ctypes
-
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         if libc.prctl(1, signal.SIGKILL) != 0:   # 1 = PR_SET_PDEATHSIG
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
     except (OSError, AttributeError):
         def watch() -> None:
-            import time
-
             while os.getppid() == parent:
                 time.sleep(1.0)
             os._exit(1)

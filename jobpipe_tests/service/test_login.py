@@ -109,7 +109,7 @@ def test_the_embedded_default_sets_the_login_up_itself(database, seeded):
 
 
 def test_elsewhere_the_service_refuses_the_owner_login(database, monkeypatch):
-    monkeypatch.setattr("jobpipe.db.server.serves", lambda url, settings=None: False)   # a server jobpipe does not run
+    monkeypatch.setattr("jobpipe.service.login.serves", lambda url, settings=None: False)   # a server jobpipe does not run
     with pytest.raises(ServiceConfigError, match=r"jobpipe db service-role.*JOBPIPE_SERVICE_DATABASE_URL"):
         resolve_login(database)
     app = create_app(ServiceSettings(database_url=database), embedder=HashEmbedder())
@@ -126,7 +126,7 @@ def test_a_login_with_memberships_is_refused(role_admin, database, monkeypatch):
     try:
         with pytest.raises(ServiceRoleError, match="member of pg_read_all_data"):
             ensure_service_login(database, role=name, create=False)
-        monkeypatch.setattr("jobpipe.db.server.serves", lambda url, settings=None: False)
+        monkeypatch.setattr("jobpipe.service.login.serves", lambda url, settings=None: False)
         with pytest.raises(ServiceConfigError, match="member of pg_read_all_data"):
             resolve_login(login_url(database, name))
     finally:

@@ -114,9 +114,9 @@ def test_statement_timeout_cancels_slow_queries(database):
 
 
 def test_a_search_cut_by_the_statement_timeout_answers_503_and_the_service_recovers(database, seeded, monkeypatch):
-    import jobpipe.search as search_package
+    import jobpipe.service.context as context_module  # where the service looks search up
 
-    real_search = search_package.search
+    real_search = context_module.search
     slow = {"on": True}
 
     def search_that_runs_long(conn, *args, **kwargs):
@@ -124,7 +124,7 @@ def test_a_search_cut_by_the_statement_timeout_answers_503_and_the_service_recov
             conn.execute("SELECT pg_sleep(2)")
         return real_search(conn, *args, **kwargs)
 
-    monkeypatch.setattr(search_package, "search", search_that_runs_long)
+    monkeypatch.setattr(context_module, "search", search_that_runs_long)
     app = create_app(ServiceSettings(statement_timeout_ms=100), database_url=database, embedder=HashEmbedder())
     with TestClient(app) as client:
         started = time.monotonic()

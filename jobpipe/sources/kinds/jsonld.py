@@ -9,6 +9,7 @@ from typing import Any, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 import lxml.html
+from bs4 import BeautifulSoup, Tag
 from lxml import etree
 
 from jobpipe.models import PostingFields, RawPosting
@@ -78,7 +79,6 @@ def page_links(response: Response, text: str, follow: Any, next_selector: str | 
         elif element.tag == "a" and follow(href) and href not in links:
             links.append(href)
     if next_selector:
-        from bs4 import BeautifulSoup, Tag
         for el in BeautifulSoup(text, "lxml").select(next_selector):
             href = el.get("href")
             if not href:
