@@ -1,7 +1,40 @@
 """Hybrid job search (vector + keyword, fused by reciprocal rank). See docs/search.md."""
 
-from jobpipe.search.core import search
-from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
-from jobpipe.search.vector import QUERY_CACHE
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:   # for type checkers; at run time __getattr__ imports each on first use
+    from jobpipe.search.core import search
+    from jobpipe.search.types import (
+        SearchFilters,
+        SearchResponse,
+        SearchResult,
+    )
+    from jobpipe.search.vector import QUERY_CACHE
+
+#: Imported on first use (PEP 562): search.types (the filter spec the CLI's flags are derived from)
+#: runs this file first, and search.core pulls in the whole search stack (normalizer, jieba, store).
+_LAZY = {
+    "search": "jobpipe.search.core",
+    "SearchFilters": "jobpipe.search.types",
+    "SearchResponse": "jobpipe.search.types",
+    "SearchResult": "jobpipe.search.types",
+    "QUERY_CACHE": "jobpipe.search.vector",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value   # once: later lookups find it here
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = ["QUERY_CACHE", "SearchFilters", "SearchResponse", "SearchResult", "search"]
