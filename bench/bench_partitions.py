@@ -298,7 +298,7 @@ def main() -> None:
                 continue
             backfill_id = launch["backfillId"]
             clock = time.monotonic()
-            done = wait_for(lambda: runs_of_backfill(instance, backfill_id) >= len(keys), args.backfill_timeout, 2.0)
+            done = wait_for(lambda backfill_id=backfill_id, keys=keys: runs_of_backfill(instance, backfill_id) >= len(keys), args.backfill_timeout, 2.0)
             took = time.monotonic() - clock
             created = runs_of_backfill(instance, backfill_id)
             print(f"backfill {label}: mutation {seconds:.2f} s; daemon created {created:,}/{len(keys):,} runs in "

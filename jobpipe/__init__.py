@@ -13,6 +13,7 @@ As a library, one call runs a night's pipeline in-process (no Dagster instance):
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 

@@ -20,6 +20,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from jobpipe import __version__
 from jobpipe.filelock import HomeBusy
 from jobpipe.service import run_mcp, serve
 
@@ -413,6 +414,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
     _fail_dead_runs()
     demo = None
     if get_settings().sources_file.resolve() == DEMO_SOURCES_FILE.resolve():
+        # lazy: only the bundled demo needs its server
         from jobpipe.demo import DemoServer
         from jobpipe.demo.server import demo_port
 
@@ -511,6 +513,7 @@ def cmd_sources_check(args: argparse.Namespace) -> int:
 
 
 def cmd_sources_accept_close(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the database layer and the store
     from jobpipe.config import get_settings
     from jobpipe.db import connect, ready_url
     from jobpipe.store.operations import accept_close, fetched_sources, last_refused_close, withdraw_acceptance
@@ -536,6 +539,7 @@ def cmd_sources_accept_close(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    # lazy (start-up time): the database layer, the sources layer and the store
     from jobpipe.config import get_settings
     from jobpipe.db import connect, ready_url
     from jobpipe.sources import SourcesFileError, load_sources
@@ -558,8 +562,6 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
-    from jobpipe import __version__
-
     parser = argparse.ArgumentParser(prog="jobpipe", description="The data pipeline behind job-matching agents.")
     parser.add_argument("--version", action="version", version=f"jobpipe {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -673,8 +675,10 @@ def _database_problem(exc: BaseException) -> str | None:
     database) used to end in a psycopg traceback; the operator needs the URL (without its
     password), what the server said and where the setting lives.
     """
+    # lazy (start-up time): psycopg, the database layer and pydantic-settings, on the error path only
     import psycopg
 
+    from jobpipe.config import get_settings
     from jobpipe.db import DatabaseSetupError, MigrationError
     from jobpipe.db.connection import redacted_url
 
@@ -685,8 +689,6 @@ def _database_problem(exc: BaseException) -> str | None:
     if isinstance(exc, psycopg.ProgrammingError) and "connection info" not in str(exc) \
             and "invalid dsn" not in str(exc).lower() and "URI" not in str(exc):
         return None
-    from jobpipe.config import get_settings
-
     settings = get_settings()
     where = ("JOBPIPE_DATABASE_URL=" + redacted_url(settings.database_url)) if settings.database_url \
         else f"the embedded server in {settings.home}"
@@ -699,7 +701,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except Exception as exc:
-        from jobpipe.config import SettingsError   # here: the CLI imports its modules lazily (start-up time)
+        from jobpipe.config import SettingsError  # lazy (start-up time): pydantic-settings
 
         # one line naming the variable or the database, not a traceback
         line = f"jobpipe: {exc}" if isinstance(exc, SettingsError) else _database_problem(exc)

@@ -41,6 +41,7 @@ from jobpipe.candidates.store import (
     quarantine_file,
     upsert_candidate,
 )
+from jobpipe.db.rows import one
 from jobpipe.search.types import FilterError
 
 MAX_CANDIDATE_ID_CHARS = 128
@@ -251,7 +252,7 @@ def sync_folder(conn: psycopg.Connection, folder: Path | str, *,
             quarantine_file(conn, source_file, reason, **stat)
         conn.execute("DELETE FROM candidate_quarantine WHERE NOT (source_file = ANY(%s))", (sorted(quarantine),))
     result.quarantined = len(quarantine)
-    result.candidates = conn.execute("SELECT count(*) FROM candidates WHERE origin = 'folder'").fetchone()[0]  # type: ignore[index]
+    result.candidates = one(conn.execute("SELECT count(*) FROM candidates WHERE origin = 'folder'"))[0]
     if not conn.autocommit:
         conn.commit()
     return result

@@ -561,7 +561,7 @@ def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, res
     snapshot_models = [r[0] for r in conn.execute("SELECT DISTINCT model FROM candidate_match_jobs")]
     # none yet, another model's, or new scales (calibration): every list in full
     rebuild = full or snapshot_models != [model.model] or calibration.measured
-    current = dict(conn.execute(_CURRENT_JOBS, {"model": model.model}).fetchall())
+    current: dict[int, str] = dict(conn.execute(_CURRENT_JOBS, {"model": model.model}).fetchall())
     if not conn.autocommit:
         conn.commit()
 

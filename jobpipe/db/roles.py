@@ -34,6 +34,7 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from jobpipe.db.migrate import MIGRATION_LOCK_ID
+from jobpipe.db.rows import one
 
 #: Everything the service reads (tables and views in ``public``); SELECT on these, nothing else.
 SERVING_OBJECTS: tuple[str, ...] = (
@@ -121,8 +122,8 @@ def unsafe_reasons(conn: psycopg.Connection, role: str) -> list[str]:
         "WHERE n.nspname = 'public' AND pg_get_userbyid(c.relowner) = %s", (role,)).fetchone()
     if owned and owned[0]:
         reasons.append(f"owns {owned[0]} of the database's tables")
-    if conn.execute("SELECT pg_get_userbyid(datdba) = %s FROM pg_database WHERE datname = current_database()",
-                    (role,)).fetchone()[0]:  # type: ignore[index]
+    if one(conn.execute("SELECT pg_get_userbyid(datdba) = %s FROM pg_database WHERE datname = current_database()",
+                        (role,)))[0]:
         reasons.append("owns the database")
     return reasons
 
@@ -141,7 +142,7 @@ def grant_serving(conn: psycopg.Connection, role: str, *, candidate_writer: bool
         # Serialized with migrations (and other grants): concurrent GRANTs on one object fail.
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_ID,))
         ident = sql.Identifier(role)
-        database = sql.Identifier(conn.execute("SELECT current_database()").fetchone()[0])  # type: ignore[index]
+        database = sql.Identifier(one(conn.execute("SELECT current_database()"))[0])
         conn.execute(sql.SQL("REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {}").format(ident))
         conn.execute(sql.SQL("REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {}").format(ident))
         conn.execute(sql.SQL("REVOKE ALL ON ALL FUNCTIONS IN SCHEMA public FROM {}").format(ident))
@@ -165,9 +166,9 @@ def grant_serving(conn: psycopg.Connection, role: str, *, candidate_writer: bool
                     sql.SQL(CANDIDATE_WRITES[name]), sql.Identifier("public", name), ident))
         # Temporary tables are DDL too: by default every role may create them (PUBLIC holds TEMP).
         # Only the database's owner (or a superuser) can take that back; otherwise it stays.
-        can_alter = conn.execute(
+        can_alter = one(conn.execute(
             "SELECT pg_has_role(current_user, datdba, 'USAGE') OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
-            "FROM pg_database WHERE datname = current_database()").fetchone()[0]  # type: ignore[index]
+            "FROM pg_database WHERE datname = current_database()"))[0]
         if can_alter:
             conn.execute(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM PUBLIC").format(database))
             conn.execute(sql.SQL("REVOKE TEMPORARY ON DATABASE {} FROM {}").format(database, ident))
@@ -182,14 +183,14 @@ def grant_serving(conn: psycopg.Connection, role: str, *, candidate_writer: bool
 
 
 def _has_writer_column(conn: psycopg.Connection) -> bool:
-    return conn.execute(
+    return one(conn.execute(
         "SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = 'public' "
-        "AND table_name = 'service_logins' AND column_name = 'writes_candidates')").fetchone()[0]  # type: ignore[index]
+        "AND table_name = 'service_logins' AND column_name = 'writes_candidates')"))[0]
 
 
 def refresh_grants(conn: psycopg.Connection) -> list[str]:
     """Re-grant every registered service login that still exists (after migrations added objects)."""
-    if conn.execute("SELECT to_regclass('service_logins') IS NULL").fetchone()[0]:  # type: ignore[index]
+    if one(conn.execute("SELECT to_regclass('service_logins') IS NULL"))[0]:
         return []
     writer = "writes_candidates" if _has_writer_column(conn) else "false"
     roles = conn.execute(f"SELECT role, {writer} FROM service_logins ORDER BY role").fetchall()
@@ -213,7 +214,7 @@ def ensure_service_login(owner_url: str, *, role: str | None = None, password: b
     ``candidate_writer``: the candidate writer's login instead (default name ``<database>_candidates``).
     """
     with psycopg.connect(owner_url, autocommit=True) as conn:
-        database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        database = one(conn.execute("SELECT current_database()"))[0]
         name = role or (writer_role_name(database) if candidate_writer else service_role_name(database))
         secret = secrets.token_urlsafe(24) if password is True else (password or None)
         created = False
@@ -246,7 +247,7 @@ def ensure_service_login(owner_url: str, *, role: str | None = None, password: b
         if reasons:
             raise ServiceRoleError(f"refusing to use {name!r} as the service's login: it {'; '.join(reasons)}. "
                                    "The service needs a plain login role with no memberships")
-        if conn.execute("SELECT to_regclass('service_logins') IS NULL").fetchone()[0]:  # type: ignore[index]
+        if one(conn.execute("SELECT to_regclass('service_logins') IS NULL"))[0]:
             raise ServiceRoleError("the database is not migrated: run any jobpipe command with the pipeline's login first")
         grant_serving(conn, name, candidate_writer=candidate_writer)
     return ServiceLogin(role=name, url=login_url(owner_url, name, secret), created=created, password=secret)

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from jobpipe.config import get_settings
 from jobpipe.demo import DEMO_SOURCES_FILE, DEMO_URL_ENV
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -223,8 +224,6 @@ class _Server(ThreadingHTTPServer):
 
 def demo_port() -> int:
     """The demo's port (``JOBPIPE_DEMO_PORT``, default 8765: ``make run``, ``make ui``)."""
-    from jobpipe.config import get_settings
-
     return get_settings().demo_port
 
 

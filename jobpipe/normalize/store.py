@@ -24,6 +24,7 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from jobpipe.db.rows import one
 from jobpipe.hashing import content_hash, record_digest
 from jobpipe.models import NormalizedPosting, RawPosting
 from jobpipe.normalize.batch import normalize_batch
@@ -167,9 +168,9 @@ def normalize_fetch(conn: psycopg.Connection, source: str, partition_date: date 
     if run.normalized_with == version:
         counts = NormalizeCounts(0, 0, mode="current", version=version, fetch_id=run.fetch_id)
     else:
-        since = conn.execute(
+        since = one(conn.execute(
             "SELECT max(fetch_id) FROM fetch_runs WHERE source = %s AND fetch_id < %s AND normalized_with = %s",
-            (run.source, run.fetch_id, version)).fetchone()[0]  # type: ignore[index]
+            (run.source, run.fetch_id, version)))[0]
         mode = "full" if since is None else "incremental"
         query = (f"SELECT r.raw_id, r.external_id, r.format, r.payload, r.url, r.first_fetched_at "
                  f"FROM listing_spans s JOIN raw_postings r ON r.raw_id = s.raw_id WHERE {where}"
@@ -187,10 +188,10 @@ def normalize_fetch(conn: psycopg.Connection, source: str, partition_date: date 
             conn.execute("UPDATE fetch_runs SET normalized_with = %s WHERE fetch_id = %s", (version, run.fetch_id))
         counts = NormalizeCounts(written.passed, written.rejected, written.written, len(items), mode,
                                  version=version, fetch_id=run.fetch_id, rejections=written.rejections)
-    listed, rejected = conn.execute(
+    listed, rejected = one(conn.execute(
         f"""SELECT count(*), count(q.raw_id) FROM listing_spans s
             LEFT JOIN quarantine q ON q.raw_id = s.raw_id AND q.stage = 'normalize' WHERE {where}""",
-        params).fetchone()  # type: ignore[misc]
+        params))
     if not conn.autocommit:
         conn.commit()
     return NormalizeCounts(counts.passed, counts.rejected, counts.written, counts.normalized, counts.mode,
@@ -245,8 +246,8 @@ def reject_rates(conn: psycopg.Connection, partition_date: date | None = None) -
     items of the fetch that were not postings (quarantined at fetch time) count as rejected."""
     if partition_date is None:
         sources = [r[0] for r in conn.execute("SELECT DISTINCT source FROM listing_spans WHERE until_fetch IS NULL")]
-        runs = [conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s",
-                             (s,)).fetchone()[0]  # type: ignore[index]  # an aggregate: always one row
+        runs = [one(conn.execute("SELECT max(partition_date) FROM fetch_runs WHERE source = %s",
+                                 (s,)))[0]
                 for s in sources]
         pairs = list(zip(sources, runs))
     else:
@@ -258,13 +259,13 @@ def reject_rates(conn: psycopg.Connection, partition_date: date | None = None) -
         if run is None:
             continue
         where, params = state_condition(run)
-        p, r = conn.execute(
+        p, r = one(conn.execute(
             f"""SELECT count(n.raw_id), count(q.raw_id) FROM listing_spans s
-                LEFT JOIN normalized_postings n ON n.raw_id = s.raw_id
-                LEFT JOIN quarantine q ON q.raw_id = s.raw_id AND q.stage = 'normalize' WHERE {where}""",
-            params).fetchone()  # type: ignore[misc]
-        r += conn.execute("SELECT count(*) FROM quarantine WHERE stage = 'fetch' AND source = %s AND partition_date = %s",
-                          (source, run.partition_date)).fetchone()[0]  # type: ignore[index]
+                    LEFT JOIN normalized_postings n ON n.raw_id = s.raw_id
+                    LEFT JOIN quarantine q ON q.raw_id = s.raw_id AND q.stage = 'normalize' WHERE {where}""",
+            params))
+        r += one(conn.execute("SELECT count(*) FROM quarantine WHERE stage = 'fetch' AND source = %s AND partition_date = %s",
+                              (source, run.partition_date)))[0]
         out[source] = (int(p), int(r), r / (p + r) if p + r else 0.0)
     return out
 

@@ -23,9 +23,11 @@ from dagster import (
     sensor,
 )
 
+from jobpipe.config import get_settings
+from jobpipe.db import connect, ready_url
 from jobpipe.orchestration.assets.ingest import raw_postings
 from jobpipe.orchestration.resources import PostgresResource, SourcesResource
-from jobpipe.status import FRESHNESS_CHECK
+from jobpipe.status import FRESHNESS_CHECK, source_status
 
 DESCRIPTION = ("Every enabled source was fetched successfully within its freshness limit (freshness_hours in the "
                "sources file, else JOBPIPE_FRESHNESS_HOURS, 36 h); the metadata lists the stale ones.")
@@ -33,10 +35,6 @@ DESCRIPTION = ("Every enabled source was fetched successfully within its freshne
 
 def evaluate(postgres: PostgresResource, sources: SourcesResource) -> dict:
     """passed, description and metadata of the check, from jobpipe's database."""
-    from jobpipe.config import get_settings
-    from jobpipe.db import connect, ready_url
-    from jobpipe.status import source_status
-
     settings = get_settings()
     configs = sources.load()
     # ready_url, not postgres.connect(): a sensor's resources are not set up like a run's

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, TypeVar
 
 from dagster import ExecuteInProcessResult, Failure
 
-from jobpipe.pipeline.errors import StageError
+from jobpipe.pipeline.errors import NoSnapshotError, StageError
 from jobpipe.pipeline.report import Report
 
 R = TypeVar("R", bound=Report)
@@ -14,8 +15,6 @@ R = TypeVar("R", bound=Report)
 
 def stage_failure(exc: StageError) -> Failure:
     """The Dagster failure for a stage error: its message as the description the UI shows."""
-    from jobpipe.pipeline.errors import NoSnapshotError
-
     # A past day without a snapshot stays without one: retrying it cannot help.
     return Failure(description=str(exc), metadata={k: v for k, v in exc.details.items() if v is not None},
                    allow_retries=not isinstance(exc, NoSnapshotError))
@@ -23,8 +22,6 @@ def stage_failure(exc: StageError) -> Failure:
 
 def with_seconds(outcome: Report, started: float) -> dict[str, Any]:
     """The outcome's metadata plus ``seconds``: how long the step took (shown on the asset's page)."""
-    import time
-
     return {**outcome.as_metadata(), "seconds": round(time.monotonic() - started, 3)}
 
 

@@ -14,12 +14,15 @@
 from __future__ import annotations
 
 import logging
-from datetime import date
+from datetime import date, timedelta
 
+import psycopg
 from dagster import DailyPartitionsDefinition, DynamicPartitionsDefinition, MultiPartitionKey, MultiPartitionsDefinition
 
 from jobpipe.config import get_settings
+from jobpipe.db.connection import database_url
 from jobpipe.pipeline.ingest import partition_today as today  # noqa: F401  (re-exported: the partition day of "now")
+from jobpipe.sources.snapshots import first_fetch_day
 
 SOURCES_PARTITION = "sources"
 log = logging.getLogger(__name__)
@@ -37,19 +40,10 @@ def partitions_start() -> date:
     Reading the first fetch may start the embedded server, as any run would; a database that
     cannot be read gives today, with a warning, so the UI still loads.
     """
-    from datetime import timedelta
-
-    from jobpipe.config import get_settings
-
     settings = get_settings()
     if settings.partitions_start is not None:
         return settings.partitions_start
     try:
-        import psycopg
-
-        from jobpipe.db.connection import database_url
-        from jobpipe.sources.snapshots import first_fetch_day
-
         with psycopg.connect(database_url(settings), connect_timeout=5) as conn:
             first = first_fetch_day(conn)
     except Exception as exc:  # an unmigrated database has no fetch_runs yet: nothing fetched

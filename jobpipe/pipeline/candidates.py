@@ -17,8 +17,8 @@ from pathlib import Path
 import psycopg
 
 from jobpipe.candidates.folder import sync_folder
-from jobpipe.candidates.store import reprofile_outdated
 from jobpipe.candidates.matching import DEFAULT_RESERVE, DEFAULT_TOP_N, refresh_matches
+from jobpipe.candidates.store import reprofile_outdated
 from jobpipe.embedding import local_embedder
 from jobpipe.embedding.base import Embedder
 from jobpipe.pipeline.locking import locked

@@ -31,6 +31,7 @@ from jobpipe.sources import (
     run_source,
 )
 from jobpipe.sources.fetch import dedupe_postings
+from jobpipe.sources.hostslots import host_slot, source_host
 from jobpipe.sources.kinds._common import as_text
 from jobpipe.sources.kinds.file import mapped_row
 from jobpipe.sources.payloads import payload_json
@@ -95,9 +96,6 @@ def fetch_day(conn: psycopg.Connection, config: SourceConfig, day: date, *,
     is recorded (``fetch_runs.error``) before :class:`SourceFailedError` is raised. A source
     another run is working on raises :class:`StageBusyError` before anything is fetched.
     """
-    from jobpipe.config import get_settings
-    from jobpipe.sources.hostslots import host_slot, source_host
-
     host = source_host(config) if slots_url else None
     with locked(conn, source_lock(config.name), stage="fetch", run_id=run_id):
         try:

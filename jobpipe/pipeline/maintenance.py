@@ -7,9 +7,9 @@ from datetime import date
 
 import psycopg
 
-from jobpipe.pipeline.report import Report
 from jobpipe.pipeline.errors import StageBusyError
 from jobpipe.pipeline.locking import locked, source_lock
+from jobpipe.pipeline.report import Report
 from jobpipe.sources import PrunedSnapshots
 from jobpipe.sources.retention import oldest_replayable_day, prune_source, sources_to_prune
 

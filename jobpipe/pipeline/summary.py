@@ -20,6 +20,7 @@ from jobpipe.pipeline.ingest import (
 )
 from jobpipe.pipeline.maintenance import RetentionOutcome
 from jobpipe.pipeline.vectors import COVERAGE_CHECK, RECALL_CHECK, EmbedOutcome, IndexOutcome, ServingOutcome
+from jobpipe.store.operations import close_guard_problem, reject_rate_problem
 
 if TYPE_CHECKING:   # the candidate stages import search; a night without candidates need not
     from jobpipe.pipeline.candidates import CandidateVectorsOutcome, MatchOutcome, ProfileOutcome
@@ -111,8 +112,6 @@ class SourceSummary:
         """The day's ERROR checks that failed (reject rate, refused mass close): one line each,
         naming the source, the share and what to do (``jobpipe.store.operations``). These fail the
         run; WARN checks do not."""
-        from jobpipe.store.operations import close_guard_problem, reject_rate_problem
-
         lines = []
         n = self.normalize
         if n is not None and not n.within_threshold:

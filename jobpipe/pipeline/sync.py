@@ -25,7 +25,6 @@ from jobpipe.demo.server import demo_boards
 from jobpipe.embedding import Embedder, get_embedder
 from jobpipe.models import RawPosting
 from jobpipe.pipeline.errors import StageError
-from jobpipe.pipeline.maintenance import prune_history
 from jobpipe.pipeline.ingest import (
     FetchOutcome,
     Record,
@@ -35,6 +34,7 @@ from jobpipe.pipeline.ingest import (
     record_day,
     utc_today,
 )
+from jobpipe.pipeline.maintenance import prune_history
 from jobpipe.pipeline.summary import RunError, RunSummary, SourceSummary, source_line
 from jobpipe.pipeline.vectors import embed_jobs, maintain_indexes, publish_serving
 from jobpipe.sources import SourceConfig, load_sources

@@ -320,13 +320,13 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
             continue
         # A term that is one query word widens that word's concept; a longer term (a
         # phrase, or a Chinese word jieba splits) is a concept of its own.
-        concept = by_label.get(term)
-        if concept is None:
-            concept = Concept(term, [Alternative(term, 1.0)])
-            concepts.append(concept)
-            by_label[term] = concept
-        known = {a.text for a in concept.alternatives}
-        concept.alternatives.extend(Alternative(t, TRANSLATION_WEIGHT) for t in others if t not in known)
+        widened = by_label.get(term)
+        if widened is None:
+            widened = Concept(term, [Alternative(term, 1.0)])
+            concepts.append(widened)
+            by_label[term] = widened
+        known = {a.text for a in widened.alternatives}
+        widened.alternatives.extend(Alternative(t, TRANSLATION_WEIGHT) for t in others if t not in known)
     _drop_part_translations(concepts)
     return concepts
 

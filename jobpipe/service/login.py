@@ -14,6 +14,7 @@ from __future__ import annotations
 import psycopg
 
 from jobpipe.db.roles import ServiceRoleError, ensure_service_login, unsafe_reasons, writer_role_name
+from jobpipe.db.rows import one
 from jobpipe.db.server import serves
 from jobpipe.service.settings import ServiceConfigError
 
@@ -25,8 +26,8 @@ def resolve_login(url: str) -> str:
     reader itself; ``psycopg.OperationalError`` when the database cannot be reached.
     """
     with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
-        user = conn.execute("SELECT session_user").fetchone()[0]  # type: ignore[index]
-        if conn.execute("SELECT pg_is_in_recovery()").fetchone()[0]:  # type: ignore[index]
+        user = one(conn.execute("SELECT session_user"))[0]
+        if one(conn.execute("SELECT pg_is_in_recovery()"))[0]:
             return url   # a hot standby: nothing can write there, whoever logs in
         reasons = unsafe_reasons(conn, user)
     if not reasons:
@@ -52,8 +53,8 @@ def resolve_writer_login(url: str, *, given: bool) -> str:
     Raises :class:`ServiceConfigError` naming the step otherwise (the endpoints answer 503).
     """
     with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
-        user = conn.execute("SELECT session_user").fetchone()[0]  # type: ignore[index]
-        database = conn.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+        user = one(conn.execute("SELECT session_user"))[0]
+        database = one(conn.execute("SELECT current_database()"))[0]
         reasons = unsafe_reasons(conn, user)
     if given:
         if reasons:

@@ -6,6 +6,7 @@ from typing import Any
 
 import psycopg
 
+from jobpipe.db.rows import one
 from jobpipe.store.index import index_state as store_index_state
 from jobpipe.store.jobs import load_job_by_id
 
@@ -22,8 +23,8 @@ def index_state(conn: psycopg.Connection) -> dict[str, Any]:
     for model, dims, state, activated_at in conn.execute(
             "SELECT model, dims, state, activated_at FROM embedding_models ORDER BY created_at"):
         ix = indexes.get((model, dims))
-        vectors = ix.rows if ix is not None else conn.execute(
-            "SELECT count(*) FROM job_embeddings WHERE model = %s", (model,)).fetchone()[0]  # type: ignore[index]
+        vectors = ix.rows if ix is not None else one(conn.execute(
+            "SELECT count(*) FROM job_embeddings WHERE model = %s", (model,)))[0]
         models.append({"model": model, "dims": dims, "state": state, "activated_at": activated_at,
                        "vectors": int(vectors), "hnsw_index": ix.name if ix is not None and ix.valid else None})
     active = next((m for m in models if m["state"] == "active"), None)

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import psycopg
 
+from jobpipe.db.rows import one
 from jobpipe.sources.options import SourceConfig
 
 
@@ -52,7 +53,7 @@ def host_slot(url: str, host: str | None, limit: int, *, poll_seconds: float = 0
     try:
         while True:
             for slot in range(limit):
-                if conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (key, slot)).fetchone()[0]:
+                if one(conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (key, slot)))[0]:
                     try:
                         yield slot
                     finally:

@@ -23,6 +23,8 @@ from datetime import date, datetime, timedelta, timezone
 
 import psycopg
 
+from jobpipe.db.rows import one
+
 DEFAULT_KEEP_DAYS = 30
 
 
@@ -84,7 +86,7 @@ def prune_snapshots(conn: psycopg.Connection, *, keep_days: int = DEFAULT_KEEP_D
 
 
 def oldest_replayable_day(conn: psycopg.Connection) -> date | None:
-    oldest = conn.execute("SELECT min(partition_date) FROM fetch_runs").fetchone()[0]  # type: ignore[index]
+    oldest = one(conn.execute("SELECT min(partition_date) FROM fetch_runs"))[0]
     if not conn.autocommit:
         conn.commit()
     return oldest
@@ -94,14 +96,14 @@ def prune_source(conn: psycopg.Connection, source: str, *, keep_days: int = DEFA
                  today: date | None = None) -> PrunedSnapshots:
     """Prune one source's history older than the window, in one transaction (committed)."""
     cutoff = _cutoff(keep_days, today)
-    totals = dict(fetch_runs=0, spans=0, payloads=0, normalized=0, quarantined=0, payload_bytes=0)
+    totals: dict[str, int] = dict(fetch_runs=0, spans=0, payloads=0, normalized=0, quarantined=0, payload_bytes=0)
     if not conn.autocommit:
         conn.commit()
     with conn.transaction():
         # the first kept run: the oldest inside the window, else the latest run
-        first_kept = conn.execute(
+        first_kept = one(conn.execute(
             """SELECT coalesce(min(fetch_id) FILTER (WHERE partition_date >= %s), max(fetch_id))
-               FROM fetch_runs WHERE source = %s""", (cutoff, source)).fetchone()[0]  # type: ignore[index]
+               FROM fetch_runs WHERE source = %s""", (cutoff, source)))[0]
         deleted = [r[0] for r in conn.execute(
             "DELETE FROM listing_spans WHERE source = %s AND until_fetch IS NOT NULL AND until_fetch <= %s "
             "RETURNING raw_id", (source, first_kept))]
@@ -125,16 +127,18 @@ def prune_source(conn: psycopg.Connection, source: str, *, keep_days: int = DEFA
                  AND NOT EXISTS (SELECT 1 FROM http_cache h WHERE h.source = r.source AND r.raw_id = ANY(h.raw_ids))
                FOR UPDATE SKIP LOCKED""", (released, source))] if released else []
         if orphans:
-            normalized, quarantined = conn.execute(
+            normalized, quarantined = one(conn.execute(
                 """SELECT (SELECT count(*) FROM normalized_postings WHERE raw_id = ANY(%(ids)s)),
                           (SELECT count(*) FROM quarantine WHERE raw_id = ANY(%(ids)s))""",
-                {"ids": orphans}).fetchone()  # type: ignore[misc]
-            size = conn.execute("SELECT coalesce(sum(pg_column_size(payload)), 0) FROM raw_postings "
-                                "WHERE raw_id = ANY(%s)", (orphans,)).fetchone()[0]  # type: ignore[index]
+                {"ids": orphans}))
+            size = one(conn.execute("SELECT coalesce(sum(pg_column_size(payload)), 0) FROM raw_postings "
+                                    "WHERE raw_id = ANY(%s)", (orphans,)))[0]
             totals["payloads"] += conn.execute("DELETE FROM raw_postings WHERE raw_id = ANY(%s)", (orphans,)).rowcount
             totals["normalized"] += int(normalized)
             totals["quarantined"] += int(quarantined)
             totals["payload_bytes"] += int(size)
     if not conn.autocommit:
         conn.commit()
-    return PrunedSnapshots(**totals, keep_days=keep_days)
+    return PrunedSnapshots(fetch_runs=totals["fetch_runs"], spans=totals["spans"], payloads=totals["payloads"],
+                           normalized=totals["normalized"], quarantined=totals["quarantined"],
+                           payload_bytes=totals["payload_bytes"], keep_days=keep_days)

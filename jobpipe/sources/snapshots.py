@@ -29,6 +29,7 @@ import psycopg
 from psycopg import pq
 from psycopg.types.json import Jsonb
 
+from jobpipe.db.rows import one
 from jobpipe.models import RawPosting
 from jobpipe.sources.config import SourceConfig
 from jobpipe.sources.errors import SourceFetchError
@@ -142,13 +143,13 @@ def record_fetch(conn: psycopg.Connection, config: SourceConfig, partition_date:
         listing[external_id] = hashlib.sha256(text.encode("utf-8")).hexdigest()
     listed_digest = state_digest(listing.items())
     with conn.transaction():
-        fetch_id = conn.execute("SELECT nextval(pg_get_serial_sequence('fetch_runs', 'fetch_id'))").fetchone()[0]  # type: ignore[index]
+        fetch_id = one(conn.execute("SELECT nextval(pg_get_serial_sequence('fetch_runs', 'fetch_id'))"))[0]
         previous = conn.execute(
             "SELECT fetch_id, listing_digest, postings_seen, complete AND unlisted IS NULL AND listed_only IS NULL "
             "FROM fetch_runs WHERE source = %s ORDER BY fetch_id DESC LIMIT 1", (config.name,)).fetchone()
-        open_spans = conn.execute(
+        open_spans = one(conn.execute(
             "SELECT count(*) FROM listing_spans WHERE source = %s AND until_fetch IS NULL", (config.name,)
-        ).fetchone()[0]  # type: ignore[index]
+        ))[0]
         state: _State | None = None
         listed = len(latest)
         if result.listing_unchanged:
@@ -385,8 +386,8 @@ _RUN_COLUMNS = ("fetch_id, source, partition_date, started_at, complete, posting
 def _fetch_run(conn: psycopg.Connection, row: tuple[Any, ...] | None) -> FetchRun | None:
     if row is None:
         return None
-    later = conn.execute("SELECT EXISTS (SELECT 1 FROM fetch_runs WHERE source = %s AND fetch_id > %s)",
-                         (row[1], row[0])).fetchone()[0]  # type: ignore[index]
+    later = one(conn.execute("SELECT EXISTS (SELECT 1 FROM fetch_runs WHERE source = %s AND fetch_id > %s)",
+                             (row[1], row[0])))[0]
     return FetchRun(row[0], row[1], row[2], row[3], row[4], row[5],
                     tuple(row[6]) if row[6] is not None else None, tuple(row[7]) if row[7] is not None else None,
                     row[8], row[9], not later)
@@ -461,7 +462,7 @@ def load_snapshot(conn: psycopg.Connection, source_name: str, partition_date: da
 
 def first_fetch_day(conn: psycopg.Connection) -> date | None:
     """The first partition day anything was fetched for (None before the first fetch)."""
-    return conn.execute("SELECT min(partition_date) FROM fetch_runs").fetchone()[0]
+    return one(conn.execute("SELECT min(partition_date) FROM fetch_runs"))[0]
 
 
 def replayable_days(conn: psycopg.Connection, source_name: str) -> list[date]:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import psycopg
 from psycopg import sql
 
+from jobpipe.db.rows import one
+
 #: A load that writes at least this many rows into an empty table defers its secondary indexes.
 BULK_LOAD_ROWS = 20_000
 
@@ -38,7 +40,7 @@ def defer_secondary_indexes(conn: psycopg.Connection, table: str) -> bool:
             conn.execute("SET LOCAL lock_timeout = '2s'")
             conn.execute(sql.SQL("LOCK TABLE {} IN SHARE ROW EXCLUSIVE MODE").format(sql.Identifier(table)))
             empty = conn.execute(sql.SQL("SELECT NOT EXISTS (SELECT 1 FROM {})").format(sql.Identifier(table)))
-            if not empty.fetchone()[0]:  # type: ignore[index]
+            if not one(empty)[0]:
                 return False
             indexes = conn.execute(_SECONDARY_INDEXES, (table,)).fetchall()
             for name, definition in indexes:
@@ -68,7 +70,7 @@ def restore_deferred_indexes(conn: psycopg.Connection) -> list[str]:
             # PostgreSQL 18 builds b-tree and GIN indexes with parallel workers; give them room.
             conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
         for name, definition in rows:
-            if conn.execute("SELECT to_regclass(%s) IS NULL", (name,)).fetchone()[0]:  # type: ignore[index]
+            if one(conn.execute("SELECT to_regclass(%s) IS NULL", (name,)))[0]:
                 conn.execute(definition)
                 built.append(name)
             conn.execute("DELETE FROM jobs_deferred_indexes WHERE index_name = %s", (name,))

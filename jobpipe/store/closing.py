@@ -26,6 +26,9 @@ from datetime import date
 
 import psycopg
 
+from jobpipe.db.rows import one
+from jobpipe.store.operations import consume_acceptance, pending_acceptance
+
 log = logging.getLogger("jobpipe.store")
 
 _MISSING = """
@@ -121,9 +124,9 @@ def close_missing(
         verdict = Verdict(True) if complete else Verdict(False, "listing incomplete (a page failed or a page "
                                                                 "bound was reached)")
     params = {"source": source, "seen": sorted(set(seen_external_ids))}
-    open_before = conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
-                               (source,)).fetchone()[0]  # type: ignore[index]
-    would_close = conn.execute("SELECT count(*) " + _MISSING, params).fetchone()[0]  # type: ignore[index]
+    open_before = one(conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
+                                   (source,)))[0]
+    would_close = one(conn.execute("SELECT count(*) " + _MISSING, params))[0]
     decision = close_decision(verdict, would_close=would_close, open_before=open_before, max_share=max_share,
                               source=source)
     closed = 0
@@ -160,10 +163,9 @@ def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, 
                                       on_page_boundary=on_boundary,
                                       previous_listed=previous[0] if previous else None))
     params = {"source": source, "unlisted": list(unlisted or []), "only": listed_only}
-    open_before = conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
-                               (source,)).fetchone()[0]  # type: ignore[index]
-    would_close = conn.execute("SELECT count(*) " + _NOT_LISTED, params).fetchone()[0]  # type: ignore[index]
-    from jobpipe.store.operations import consume_acceptance, pending_acceptance
+    open_before = one(conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
+                                   (source,)))[0]
+    would_close = one(conn.execute("SELECT count(*) " + _NOT_LISTED, params))[0]
 
     # An operator's accept-close lifts the guard for this one confirmed listing, then is used up
     # (in the close's own transaction: a crash between the two neither loses nor repeats it).

@@ -22,6 +22,7 @@ from datetime import date
 
 import psycopg
 
+from jobpipe.db.rows import one
 from jobpipe.normalize.store import NotNormalizedError, load_normalized_where
 from jobpipe.sources.snapshots import fetch_run, fetch_run_by_id, state_condition
 from jobpipe.store.closing import CloseResult, ExpiredResult, close_expired, close_vanished
@@ -65,9 +66,9 @@ def curate_fetch(conn: psycopg.Connection, source: str, partition_date: date | s
     if run.normalized_with is None:
         raise NotNormalizedError(f"fetch run {run.fetch_id} of source {source!r} ({run.partition_date}) is not "
                                  "normalized yet: normalize it first")
-    since = conn.execute(
+    since = one(conn.execute(
         "SELECT max(fetch_id) FROM fetch_runs WHERE source = %s AND fetch_id < %s AND curated_at IS NOT NULL",
-        (run.source, run.fetch_id)).fetchone()[0]  # type: ignore[index]
+        (run.source, run.fetch_id)))[0]
     where, params = state_condition(run)   # postings an incomplete run did not list are kept, so they count
     if since is None:
         postings = load_normalized_where(conn, where, params)
@@ -88,10 +89,10 @@ def curate_fetch(conn: psycopg.Connection, source: str, partition_date: date | s
     expired = close_expired(conn, run.source) if run.latest else ExpiredResult(0)
     conn.execute("UPDATE fetch_runs SET curated_at = now() WHERE fetch_id = %s", (run.fetch_id,))
     where, params = state_condition(run)
-    postings_now, rejected = conn.execute(
+    postings_now, rejected = one(conn.execute(
         f"""SELECT (SELECT count(*) FROM listing_spans s WHERE {where}),
                    (SELECT count(*) FROM quarantine q JOIN listing_spans s ON s.raw_id = q.raw_id
-                    WHERE q.stage = 'normalize' AND {where})""", params).fetchone()  # type: ignore[misc]
+                    WHERE q.stage = 'normalize' AND {where})""", params))
     if not conn.autocommit:
         conn.commit()
     unchanged = max(0, postings_now - rejected - upsert.inserted - upsert.updated)

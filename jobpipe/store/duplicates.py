@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import psycopg
 
+from jobpipe.db.rows import one
+
 
 @dataclass(frozen=True)
 class DuplicateStats:
@@ -15,10 +17,9 @@ class DuplicateStats:
 
 
 def duplicate_stats(conn: psycopg.Connection) -> DuplicateStats:
-    row = conn.execute(
-        "SELECT count(*), coalesce(sum(postings), 0), coalesce(max(postings), 0) FROM job_duplicate_groups"
-    ).fetchone()
-    return DuplicateStats(int(row[0]), int(row[1]), int(row[2]))  # type: ignore[index]
+    row = one(conn.execute(
+        "SELECT count(*), coalesce(sum(postings), 0), coalesce(max(postings), 0) FROM job_duplicate_groups"))
+    return DuplicateStats(int(row[0]), int(row[1]), int(row[2]))
 
 
 def duplicate_groups(conn: psycopg.Connection) -> int:

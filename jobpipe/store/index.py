@@ -24,6 +24,8 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
+from jobpipe.db.rows import one
+
 #: ``hnsw.ef_search`` used by the recall check (and a sensible value for filtered search).
 DEFAULT_EF_SEARCH = 200
 #: Memory for an index build: an HNSW build that fits in memory is several times faster.
@@ -80,7 +82,7 @@ def _lookup(conn: psycopg.Connection, name: str) -> tuple[bool, bool, dict[str, 
 
 
 def _rows(conn: psycopg.Connection, model: str) -> int:
-    return conn.execute("SELECT count(*) FROM job_embeddings WHERE model = %s", (model,)).fetchone()[0]  # type: ignore[index]
+    return one(conn.execute("SELECT count(*) FROM job_embeddings WHERE model = %s", (model,)))[0]
 
 
 def _state(conn: psycopg.Connection, model: str, dims: int, built_now: bool = False) -> IndexState:

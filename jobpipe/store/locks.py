@@ -21,6 +21,8 @@ from datetime import datetime
 
 import psycopg
 
+from jobpipe.db.rows import one
+
 #: First half of every jobpipe stage lock's key (the second is the lock's name, hashed).
 _NAMESPACE = 0x6A6F6270   # "jobp"
 
@@ -87,7 +89,7 @@ def stage_lock(conn: psycopg.Connection, name: str, *, stage: str, run_id: str |
     visible to others at once); stages start on a fresh connection anyway.
     """
     _idle(conn)
-    got = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (_NAMESPACE, lock_key(name))).fetchone()[0]  # type: ignore[index]
+    got = one(conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (_NAMESPACE, lock_key(name))))[0]
     if not got:
         held_by = holder(conn, name)
         _idle(conn)

@@ -13,6 +13,8 @@ from datetime import datetime
 
 import psycopg
 
+from jobpipe.db.rows import one
+
 
 class ModelMismatchError(ValueError):
     """A model id was reused with other dimensions: vectors would be incomparable."""
@@ -62,7 +64,7 @@ def register_model(conn: psycopg.Connection, model: str, dims: int) -> ModelInfo
             raise ModelMismatchError(f"model {model!r} is registered with {info.dims} dims, embedder gives {dims}; "
                                      "give the new variant its own model id")
         if info is None:
-            first = conn.execute("SELECT NOT EXISTS (SELECT 1 FROM embedding_models WHERE state = 'active')").fetchone()[0]  # type: ignore[index]
+            first = one(conn.execute("SELECT NOT EXISTS (SELECT 1 FROM embedding_models WHERE state = 'active')"))[0]
             conn.execute(
                 "INSERT INTO embedding_models (model, dims, state, activated_at) VALUES (%s, %s, %s, %s)",
                 (model, dims, "active" if first else "building", datetime.now().astimezone() if first else None),

@@ -18,6 +18,8 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from jobpipe.db.rows import one
+
 #: The check names the problems are filed under (the Dagster asset checks carry the same names).
 REJECT_RATE = "reject_rate_below_threshold"
 CLOSE_GUARD = "close_guard"
@@ -98,10 +100,10 @@ class Acceptance:
 
 def accept_close(conn: psycopg.Connection, source: str, note: str | None = None) -> Acceptance:
     """Let the next confirmed listing of ``source`` close past the close guard, once. Commits."""
-    row = conn.execute(
+    row = one(conn.execute(
         """INSERT INTO close_acceptances (source, note) VALUES (%s, %s)
            ON CONFLICT (source) DO UPDATE SET accepted_at = now(), note = EXCLUDED.note
-           RETURNING source, accepted_at, note""", (source, note)).fetchone()
+           RETURNING source, accepted_at, note""", (source, note)))
     conn.commit()
     return Acceptance(*row)
 
@@ -156,9 +158,9 @@ def status_facts(conn: psycopg.Connection) -> StatusFacts:
     for source, day in {(s, v[0]) for s, v in last.items()}:
         curated_at = days.get((source, day), (None,) * 7)[6]
         if curated_at is not None:
-            embedded[source] = conn.execute(
+            embedded[source] = one(conn.execute(
                 """SELECT count(*) FROM job_embeddings e JOIN jobs j USING (job_id)
-                   WHERE j.source = %s AND e.embedded_at >= %s""", (source, curated_at)).fetchone()[0]  # type: ignore[index]
+                   WHERE j.source = %s AND e.embedded_at >= %s""", (source, curated_at)))[0]
     return StatusFacts(last, success, days, embedded)
 
 

@@ -30,6 +30,7 @@ from typing import Any
 
 import psycopg
 
+from jobpipe.db.rows import one
 from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
 from jobpipe.text.tokenize import tokenize
 
@@ -150,7 +151,7 @@ WHERE t.content_hash IS DISTINCT FROM EXCLUDED.content_hash
 def pending_terms(conn: psycopg.Connection, source: str | None = None) -> int:
     """Postings whose keyword terms are missing or stale."""
     where, params = _source_filter(source)
-    return conn.execute(_COUNT_PENDING.format(source=where), params).fetchone()[0]  # type: ignore[index]
+    return one(conn.execute(_COUNT_PENDING.format(source=where), params))[0]
 
 
 def _source_filter(source: str | None) -> tuple[str, dict[str, Any]]:
@@ -261,7 +262,7 @@ def sync_job_terms(
                 conn.rollback()
             restore_deferred_indexes(conn)
     if computed:
-        total = conn.execute("SELECT count(*) FROM job_terms").fetchone()[0]  # type: ignore[index]
+        total = one(conn.execute("SELECT count(*) FROM job_terms"))[0]
         if computed > ANALYZE_ROWS or computed > ANALYZE_SHARE * total:
             conn.execute("ANALYZE job_terms")
     return TermCounts(computed, use, bool(deferred))

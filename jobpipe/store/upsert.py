@@ -22,6 +22,7 @@ from typing import Any
 
 import psycopg
 
+from jobpipe.db.rows import one
 from jobpipe.hashing import content_hash, listing_digest, record_digest
 from jobpipe.models import NormalizedPosting
 from jobpipe.rows import DERIVED_JOB_COLUMNS, JOB_LIFECYCLE_COLUMNS, POSTING_COLUMNS, Column, RowBuilder
@@ -310,7 +311,7 @@ def _write_batch(conn: psycopg.Connection, rows: list[list[Any]], batch_len: int
                 copy.set_types([kind for _, kind in STAGED_COLUMNS])
                 for row in rows:
                     copy.write_row(row)
-            reopened, older = cur.execute(_COUNT_STAGED).fetchone()  # type: ignore[misc]
+            reopened, older = one(cur.execute(_COUNT_STAGED))
             flags = [r[0] for r in cur.execute(_MERGE).fetchall()]
             cur.execute("TRUNCATE jobs_stage")
     if not conn.autocommit:
@@ -347,7 +348,7 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
     # dedupe keys) overlaps with the database merging batch k in a writer thread: the two
     # use different cores, and the connection is only ever used by one thread at a time.
     restore_deferred_indexes(conn)  # left behind by a bulk load that died half-way
-    empty = len(postings) >= bulk_load_rows and not conn.execute("SELECT EXISTS (SELECT 1 FROM jobs)").fetchone()[0]  # type: ignore[index]
+    empty = len(postings) >= bulk_load_rows and not one(conn.execute("SELECT EXISTS (SELECT 1 FROM jobs)"))[0]
     # Into an empty table everything is new: no hashes to compare.
     todo, distinct = _all_new(conn, postings) if empty else _needs_writing(conn, postings)
     if not conn.autocommit:
@@ -379,7 +380,7 @@ def upsert_jobs(conn: psycopg.Connection, postings: list[NormalizedPosting], *, 
         restore_deferred_indexes(conn)
     changed = counts.inserted + counts.updated
     if changed:
-        table_rows = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]  # type: ignore[index]
+        table_rows = one(conn.execute("SELECT count(*) FROM jobs"))[0]
         if changed > ANALYZE_ROWS or changed > ANALYZE_SHARE * table_rows:
             conn.execute("ANALYZE jobs")
     if not conn.autocommit:

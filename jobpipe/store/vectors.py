@@ -21,6 +21,7 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
 
+from jobpipe.db.rows import one
 from jobpipe.embedding.base import Embedder
 from jobpipe.hashing import embedding_text
 from jobpipe.models import NormalizedPosting
@@ -80,12 +81,12 @@ def _pending_where(target: _Target) -> sql.Composable:
 
 def _count_pending(conn: psycopg.Connection, target: _Target, model: str) -> int:
     query = sql.SQL("SELECT count(*) ") + _pending_where(target)
-    return conn.execute(query, {"model": model}).fetchone()[0]  # type: ignore[index]
+    return one(conn.execute(query, {"model": model}))[0]
 
 
 def _count_rows(conn: psycopg.Connection, target: _Target) -> int:
     where = " WHERE closed_at IS NULL" if target.open_only else ""
-    return conn.execute(sql.SQL("SELECT count(*) FROM {}" + where).format(sql.Identifier(target.rows))).fetchone()[0]  # type: ignore[index]
+    return one(conn.execute(sql.SQL("SELECT count(*) FROM {}" + where).format(sql.Identifier(target.rows))))[0]
 
 
 def pending_jobs(conn: psycopg.Connection, model: str) -> int:
@@ -197,7 +198,7 @@ def sync_candidate_embeddings(conn: psycopg.Connection, embedder: Embedder, *, b
 
 def database_now(conn: psycopg.Connection) -> datetime:
     """The database server's clock (vectors are stamped with it), outside any transaction."""
-    now = conn.execute("SELECT clock_timestamp()").fetchone()[0]  # type: ignore[index]
+    now = one(conn.execute("SELECT clock_timestamp()"))[0]
     if not conn.autocommit:
         conn.commit()
     return now

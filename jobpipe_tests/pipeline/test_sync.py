@@ -7,7 +7,6 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
-import numpy as np
 import psycopg
 import pytest
 

@@ -168,8 +168,8 @@ def test_a_backfill_of_three_past_days_from_the_partition_dialog_replays_without
     page.wait_for_load_state("networkidle")
     page.screens.shot("backfill")
     assert status in ("COMPLETED_SUCCESS", "COMPLETED"), status
-    runs = ui_home.graphql('{ runsOrError(filter: {tags: [{key: "dagster/backfill", value: "%s"}]}) '
-                           '{ ... on Runs { results { status tags { key value } } } } }' % results[0]["id"])
+    runs = ui_home.graphql('{ runsOrError(filter: {tags: [{key: "dagster/backfill", value: "' + results[0]["id"] + '"}]}) '
+                           '{ ... on Runs { results { status tags { key value } } } } }')
     finished = runs["runsOrError"]["results"]
     assert len(finished) == 3 and {r["status"] for r in finished} == {"SUCCESS"}
     assert len(ui_home.server.log) == requests_before       # replayed from snapshots: no HTTP request

@@ -17,6 +17,7 @@ from dagster import (
     asset,
 )
 
+from jobpipe.config import get_settings
 from jobpipe.orchestration import OWNERS
 from jobpipe.orchestration.outcomes import stage_failure, with_seconds
 from jobpipe.orchestration.partitions import source_day_partitions, split_key
@@ -37,8 +38,6 @@ GROUP = "ingest"
 def _retry_policy() -> RetryPolicy:
     """Transient failures heal: a board's outage, a dropped database connection. The stages are
     idempotent (each reads what the previous one stored), so a retry redoes exactly the step."""
-    from jobpipe.config import get_settings
-
     settings = get_settings()
     return RetryPolicy(max_retries=settings.step_retries, delay=settings.retry_delay_seconds,
                        backoff=Backoff.EXPONENTIAL, jitter=Jitter.PLUS_MINUS)
