@@ -5,6 +5,7 @@ import pytest
 
 from jobpipe.db import MigrationError, migrate
 from jobpipe.db.migrate import applied_versions, load_migrations
+from jobpipe.db.rows import MissingRowError, one
 
 
 def test_migrations_recorded_once(database):
@@ -96,3 +97,10 @@ def test_a_migration_edited_after_it_was_applied_is_refused(database, tmp_path):
     finally:
         with psycopg.connect(database, autocommit=True) as conn:
             conn.execute("DROP SCHEMA mig_edit CASCADE")
+
+
+def test_one_returns_the_row_of_a_one_row_query_and_names_a_missing_one(database):
+    with psycopg.connect(database) as conn:
+        assert one(conn.execute("SELECT count(*), 2 FROM jobs WHERE false")) == (0, 2)   # an aggregate: one row
+        with pytest.raises(MissingRowError, match="returned none"):
+            one(conn.execute("SELECT 1 WHERE false"))
