@@ -467,17 +467,19 @@ def _partial(conn: psycopg.Connection, model: ActiveModel, ids: list[str], touch
             keep = p.hard.mask(batch)
             if pool_floor is not None:
                 keep &= sims[row] >= pool_floor
-            if not keep.any():
-                continue
-            scores, parts = score_batch(p.features, batch, sims[row], calibration.floor, ceiling=calibration.ceiling,
-                                        matched=(matched_req[row], matched_nice[row]))
-            count, low = ends.get(p.candidate_id, (0, float("-inf")))
-            if not complete:
-                keep &= scores > low
             rows = np.flatnonzero(keep)
             if len(rows) == 0:
                 continue
-            merges.append((p, rank(batch, rows, scores, parts, sims[row], depth)))
+            # only the changed jobs that pass the hard preferences and the pool's similarity are
+            # scored (the same per-job arithmetic as scoring them all)
+            sub, sim = batch.take(rows), sims[row][rows]
+            scores, parts = score_batch(p.features, sub, sim, calibration.floor, ceiling=calibration.ceiling,
+                                        matched=(matched_req[row][rows], matched_nice[row][rows]))
+            low = ends.get(p.candidate_id, (0, float("-inf")))[1]
+            entering = np.arange(len(sub)) if complete else np.flatnonzero(scores > low)
+            if len(entering) == 0:
+                continue
+            merges.append((p, rank(sub, entering, scores, parts, sim, depth)))
         result.partial += _merge_many(conn, model.model, merges, depth, result)
 
 
@@ -493,10 +495,11 @@ def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepare
         return 0
     ids = [p.candidate_id for p, _ in merges]
     existing: dict[str, list[tuple[int, float, str | None]]] = {cid: [] for cid in ids}
-    for cid, job_id, score, key in conn.execute(
-            "SELECT candidate_id, job_id, score, dedupe_key FROM candidate_matches WHERE candidate_id = ANY(%s)",
-            (ids,)):
-        existing[cid].append((job_id, float(score), key))
+    with conn.cursor(binary=True) as cur:
+        for cid, job_id, score, key in cur.execute(
+                "SELECT candidate_id, job_id, score, dedupe_key FROM candidate_matches WHERE candidate_id = ANY(%s)",
+                (ids,)):
+            existing[cid].append((job_id, float(score), key))
     drops: list[tuple[str, int]] = []
     rows: list[tuple] = []
     trimmed: list[tuple[str, bool]] = []

@@ -219,6 +219,20 @@ class JobBatch:
     def __len__(self) -> int:
         return len(self.jobs)
 
+    def take(self, rows: np.ndarray) -> JobBatch:
+        """The jobs at ``rows`` as a batch of their own (same skill columns and weights): a night's
+        refresh scores each candidate only on the changed jobs that could enter its list."""
+        sub = object.__new__(JobBatch)
+        sub.jobs = [self.jobs[int(i)] for i in rows]
+        sub.vocab = self.vocab
+        for name in ("job_ids", "required", "nice", "n_required", "n_nice", "no_cities", "remote", "job_type",
+                     "level", "exp_min", "degree", "exp_max", "salary_usd"):
+            setattr(sub, name, getattr(self, name)[rows])
+        sub.city_slots = {}
+        sub.countries = [self.countries[int(i)] for i in rows]
+        sub._cities_index = None
+        return sub
+
     def in_cities(self, cities: Sequence[str]) -> np.ndarray:
         """Jobs located in any of ``cities`` (canonical names)."""
         if self._cities_index is None:
