@@ -285,7 +285,10 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
     seen: set[str] = set()
     tokens = tokenize(text)
     informative = [t for t in tokens if not (len(t) == 1 and _CJK_CHAR.match(t))]
-    matches = _dictionary_matches(text)
+    # A hyphen between words also reads as a space: "big-data", "machine-learning" are the
+    # list's "big data", "machine learning" (terms listed with a hyphen still match as typed).
+    spaced = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)
+    matches = list(dict.fromkeys(_dictionary_matches(text) + (_dictionary_matches(spaced) if spaced != text else [])))
     words = informative + [m for m in matches if _CJK_CHAR.search(m)]
     nested = {t for t in informative if _CJK_CHAR.search(t) and any(t != o and t in o for o in words)}
     for token in informative or tokens:
@@ -318,14 +321,18 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
         others = [t for t in groups[term] if t != term]
         if not others:
             continue
-        # A term that is one query word widens that word's concept; a longer term (a
-        # phrase, or a Chinese word jieba splits) is a concept of its own.
-        widened = by_label.get(term)
+        # A term that is one query word widens that word's concept (also the hyphenated word:
+        # "big-data" is "big data"); a longer term (a phrase, or a Chinese word jieba splits)
+        # is a concept of its own.
+        widened = by_label.get(term) or by_label.get(term.replace(" ", "-"))
         if widened is None:
             widened = Concept(term, [Alternative(term, 1.0)])
             concepts.append(widened)
             by_label[term] = widened
         known = {a.text for a in widened.alternatives}
+        if term not in known:
+            widened.alternatives.append(Alternative(term, VARIANT_WEIGHT))
+            known.add(term)
         widened.alternatives.extend(Alternative(t, TRANSLATION_WEIGHT) for t in others if t not in known)
     _drop_part_translations(concepts)
     return concepts

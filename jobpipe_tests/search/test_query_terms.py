@@ -59,3 +59,11 @@ def test_function_words_do_not_pull_same_language_postings_above_the_asked_one(d
     db.commit()
     response = search(db, "who can sell robots", mode="keyword")
     assert [r.job_id for r in response.results] == [target]
+
+
+def test_a_hyphenated_compound_reads_as_the_vocabulary_phrase():
+    concepts = {c.label: [a.text for a in c.alternatives] for c in query_concepts("big-data live-streaming roles")}
+    assert "big data" in concepts["big-data"] and "大数据" in concepts["big-data"]
+    assert "直播" in concepts["live-streaming"]
+    # widened, not doubled: "front-end" is one concept however it is spelled in the list
+    assert [c.label for c in query_concepts("front-end developer")] == ["front-end", "developer"]
