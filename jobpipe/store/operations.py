@@ -148,7 +148,7 @@ def status_facts(conn: psycopg.Connection) -> StatusFacts:
         """SELECT DISTINCT ON (source) source, partition_date, coalesce(finished_at, started_at), error,
                   postings_seen, dagster_run_id
            FROM fetch_runs ORDER BY source, fetch_id DESC""")}
-    success = dict(conn.execute(
+    success: dict[str, datetime] = dict(conn.execute(
         "SELECT source, max(coalesce(finished_at, started_at)) FROM fetch_runs WHERE error IS NULL GROUP BY source"
     ).fetchall())
     days = {(r[0], r[1]): tuple(r[2:]) for r in conn.execute(
