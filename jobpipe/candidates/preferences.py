@@ -331,17 +331,11 @@ def _city_mask(batch: JobBatch, city: str) -> np.ndarray:
 
 
 def _salary_mask(batch: JobBatch, salary_min: float, currency: str) -> np.ndarray:
-    """``build_filter_sql``'s salary rule, with a job that states no salary kept (not known to conflict)."""
+    """``build_filter_sql``'s salary rule, with a job that states no salary kept (not known to conflict):
+    in the job's own currency when it is the candidate's, else both converted to USD."""
     rates = fx_rates()
     floor_usd = salary_min * rates[currency]
-    out = np.empty(len(batch), dtype=bool)
-    for i, j in enumerate(batch.jobs):
-        if j.salary_max is None:
-            out[i] = True
-        elif j.salary_currency == currency:
-            out[i] = j.salary_max >= salary_min
-        elif j.salary_currency is None or j.salary_currency not in rates:
-            out[i] = False
-        else:
-            out[i] = j.salary_max * rates[j.salary_currency] >= floor_usd
-    return out
+    same = batch.salary_currency == currency
+    with np.errstate(invalid="ignore"):
+        converted = ~np.isnan(batch.salary_rate) & (batch.salary_max * batch.salary_rate >= floor_usd)
+        return np.isnan(batch.salary_max) | np.where(same, batch.salary_max >= salary_min, converted)

@@ -214,6 +214,12 @@ class JobBatch:
                                    dtype=np.float32, count=n)
         self.salary_usd = np.fromiter((np.nan if j.salary_usd is None else j.salary_usd for j in self.jobs),
                                       dtype=np.float64, count=n)
+        self.salary_max = np.fromiter((np.nan if j.salary_max is None else j.salary_max for j in self.jobs),
+                                      dtype=np.float64, count=n)
+        self.salary_currency = np.array([j.salary_currency or "" for j in self.jobs], dtype=object)
+        rates = _fx()
+        self.salary_rate = np.fromiter((rates.get(j.salary_currency or "", np.nan) for j in self.jobs),
+                                       dtype=np.float64, count=n)   # to USD; NaN: no or an unknown currency
         self._cities_index: dict[str, np.ndarray] | None = None
 
     def __len__(self) -> int:
@@ -226,7 +232,8 @@ class JobBatch:
         sub.jobs = [self.jobs[int(i)] for i in rows]
         sub.vocab = self.vocab
         for name in ("job_ids", "required", "nice", "n_required", "n_nice", "no_cities", "remote", "job_type",
-                     "level", "exp_min", "degree", "exp_max", "salary_usd"):
+                     "level", "exp_min", "degree", "exp_max", "salary_usd", "salary_max", "salary_currency",
+                     "salary_rate"):
             setattr(sub, name, getattr(self, name)[rows])
         sub.city_slots = {}
         sub.countries = [self.countries[int(i)] for i in rows]
