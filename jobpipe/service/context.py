@@ -288,7 +288,7 @@ class ServiceContext:
         try:
             with self.connection() as conn:
                 body["database"] = queries.database_state(conn)
-                body["index"] = queries.index_state(conn)
+                body["index"] = queries.health_index(conn)
                 body["sources"] = queries.source_freshness(conn)
                 serving = conn.execute("SELECT to_regclass('serving_snapshots') IS NOT NULL").fetchone()
                 if serving and serving[0]:

@@ -16,8 +16,9 @@ def get_job(conn: psycopg.Connection, job_id: int) -> dict[str, Any] | None:
     return load_job_by_id(conn, job_id)
 
 
-def index_state(conn: psycopg.Connection) -> dict[str, Any]:
-    """Embedding models, their vector counts and HNSW indexes (the store's own view of them)."""
+def health_index(conn: psycopg.Connection) -> dict[str, Any]:
+    """The health page's view of the embedding models, their vector counts and HNSW indexes (read
+    from the store's one ``index_state``)."""
     indexes = {(ix.model, ix.dims): ix for ix in store_index_state(conn)}
     models = []
     for model, dims, state, activated_at in conn.execute(
