@@ -30,7 +30,7 @@ from jobpipe.config import get_settings
 log = logging.getLogger(__name__)
 
 #: At most this many translations per word (the dictionary's first senses are the common ones).
-MAX_GLOSSES = 3
+MAX_GLOSSES = 2
 MAX_HEADWORDS = 3
 #: A gloss longer than this many words is an explanation, not a translation.
 MAX_GLOSS_WORDS = 3
@@ -43,7 +43,7 @@ _SKIP = re.compile(r"^(CL:|variant of|old variant|see |surname |abbr\. for|also 
 _WORD = re.compile(r"^[a-z][a-z0-9+#.'\- ]*[a-z0-9+#]$|^[a-z]$")
 _TO = re.compile(r"^to ", re.I)
 #: Version of the derived tables' format (part of the cache file's name).
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 _lock = threading.Lock()
 
 
