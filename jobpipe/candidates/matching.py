@@ -198,7 +198,11 @@ def calibrate(conn: psycopg.Connection, model: ActiveModel, *, store: bool = Tru
     register_vector(conn)
     vectors = [_np(r[0]) for r in conn.execute(
         "SELECT e.embedding FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
-        "WHERE e.model = %s AND j.closed_at IS NULL ORDER BY md5(e.job_id::text) LIMIT 400", (model.model,))]
+        # sampled by the posting's identity, not its job_id: ids are assigned in arrival order, which
+        # differs between two databases holding the same postings (parallel runs), and so would
+        # their scales and every score
+        "WHERE e.model = %s AND j.closed_at IS NULL ORDER BY md5(j.source || chr(31) || j.external_id) LIMIT 400",
+        (model.model,))]
     if len(vectors) < 10:
         floor = float(row[0]) if row is not None else 0.0
         return Calibration(floor, 1.0, SkillWeights.uniform())

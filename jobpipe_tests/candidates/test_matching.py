@@ -12,10 +12,12 @@ from jobpipe.candidates import (
     read_matches,
     refresh_matches,
 )
+from jobpipe.candidates.matching import calibrate
 from jobpipe.candidates.scoring import PARTS
 from jobpipe.normalize import canonical_skill
 from jobpipe.search.types import SearchFilters
 from jobpipe.store import sync_candidate_embeddings
+from jobpipe.store.models import active_model
 from jobpipe_tests.candidates import world
 from jobpipe_tests.candidates.resumes import EN_FRONTEND, EN_ML, ZH_BACKEND
 from jobpipe_tests.service.support import HashEmbedder, embed_jobs, insert_jobs
@@ -313,3 +315,18 @@ def test_skill_weights_are_frozen_with_the_model_and_measured_again_only_with_a_
     assert again.full == 4 and again.partial == 0
     remeasured = db.execute("SELECT skill_weights FROM match_calibration").fetchone()[0]
     assert rare in remeasured["weights"] and remeasured != stored
+
+
+def test_the_scales_depend_on_the_postings_not_on_the_order_they_arrived_in(db):
+    """Two databases holding the same postings score alike: the calibration sample is drawn by the
+    postings' identity, not by job ids (assigned in arrival order, which parallel runs vary)."""
+    postings = world.random_postings(450)
+    scales = []
+    for order in (postings, postings[::-1]):
+        db.execute("TRUNCATE jobs RESTART IDENTITY CASCADE")
+        db.commit()
+        ids = world.load(db, order)
+        scales.append((ids[postings[0].external_id], calibrate(db, active_model(db), store=False)))
+    (first_id, first), (second_id, second) = scales
+    assert first_id != second_id                       # the same posting got another id
+    assert (first.floor, first.ceiling) == (second.floor, second.ceiling)
