@@ -92,7 +92,7 @@ def login_url(url: str, role: str, password: str | None = None) -> str:
     if password is not None:
         params["password"] = password
     if not url.startswith(("postgresql://", "postgres://")):
-        return make_conninfo(**params)   # type: ignore[arg-type]
+        return make_conninfo("", **params)
     host, port, dbname = params.pop("host", ""), params.pop("port", None), params.pop("dbname", "")
     auth = quote(role, safe="") + (":" + quote(password, safe="") if password is not None else "")
     query = {k: v for k, v in params.items() if k not in ("user", "password")}

@@ -119,12 +119,13 @@ def _ingest_plan(given: Input, *, source: str | None, complete: bool, stack: Exi
         return _sources_plan([given], source, shares)
     if isinstance(given, (bytes, Mapping)):
         raise TypeError("sync() takes a sources file, sources, or an iterable of records (not one record)")
-    items = list(given)
-    if items and all(isinstance(item, SourceConfig) for item in items):
-        return _sources_plan(items, source, shares)  # type: ignore[arg-type]
-    if any(isinstance(item, SourceConfig) for item in items):
+    items: list[SourceConfig | Record] = list(given)
+    configs = [item for item in items if isinstance(item, SourceConfig)]
+    if items and len(configs) == len(items):
+        return _sources_plan(configs, source, shares)
+    if configs:
         raise TypeError("sync() takes either sources or records, not both in one call")
-    return _records_plan(items, source, complete)  # type: ignore[arg-type]
+    return _records_plan([item for item in items if not isinstance(item, SourceConfig)], source, complete)
 
 
 def _sources_plan(configs: list[SourceConfig], source: str | None,

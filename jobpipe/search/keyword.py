@@ -159,7 +159,12 @@ def _parse_terms(conn: psycopg.Connection, items: list[tuple[str, str]]) -> list
                 parsed = (row[0], row[1], row[2], row[3])
                 _parse_cache[(key, *item)] = parsed
                 found[item] = parsed
-    return [found[item] for item in items]   # type: ignore[misc]
+    out: list[_ParseRow] = []
+    for item in items:
+        parsed_row = found[item]
+        assert parsed_row is not None   # every missing item was parsed above
+        out.append(parsed_row)
+    return out
 
 
 def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[PreparedConcept]:

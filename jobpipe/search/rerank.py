@@ -146,8 +146,9 @@ class ChatRerankModel(_HttpReranker):
             raise RerankError("no message in the answer") from exc
         match = re.search(r"\{.*\}", content or "", re.S)
         try:
-            values = json.loads(match.group(0))["scores"] if match else None
-            scores = [float(v) for v in values]   # type: ignore[union-attr]
+            if match is None:
+                raise ValueError("no JSON object in the answer")
+            scores = [float(v) for v in json.loads(match.group(0))["scores"]]
         except (ValueError, TypeError, KeyError) as exc:
             raise RerankError("the model's answer is not {\"scores\": [...]}") from exc
         if len(scores) != len(documents):

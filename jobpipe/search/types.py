@@ -23,6 +23,7 @@ MAX_POSTED_WITHIN_DAYS = 3650
 MAX_SALARY = 1_000_000_000
 
 #: The job types a filter can ask for: the normalizer's vocabulary.
+# A Literal over the normalizer's tuple (one vocabulary): mypy takes Literal arguments only as written literals.
 JobType = Literal[JOB_TYPES]  # type: ignore[valid-type]
 
 

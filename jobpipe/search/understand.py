@@ -28,6 +28,7 @@ from typing import Any, Generic, TypeVar
 import rjieba
 from pydantic import BaseModel, ConfigDict, Field
 
+from jobpipe.models import Salary
 from jobpipe.normalize import (
     annualize,
     city_aliases,
@@ -92,8 +93,7 @@ class Understood(BaseModel):
         if self.remote is not None:
             out["remote"] = self.remote.value
         if self.salary_min is not None and self.period is not None:
-            salary = _Salary(self.salary_min.value, self.period.value)
-            annual, _ = annualize(salary)   # type: ignore[arg-type]
+            annual, _ = annualize(Salary(min=self.salary_min.value, period=self.period.value))
             # Pay in no known currency filters nothing: the filter's default (USD) would
             # compare "6-12k" for a job in Nanjing with dollars and drop every posting in yuan.
             currency = self.currency.value if self.currency is not None else None
@@ -114,16 +114,6 @@ class Understood(BaseModel):
         if fields is None or "skills" in fields:
             found.extend((s.start, s.end) for s in self.skills)
         return sorted(set(found))
-
-
-@dataclass
-class _Salary:
-    """What ``annualize`` reads (min, max, period, months_per_year)."""
-
-    min: float
-    period: str
-    max: float | None = None
-    months_per_year: int | None = None
 
 
 def merge_filters(explicit: SearchFilters, understood: Understood) -> tuple[SearchFilters, set[str]]:

@@ -24,6 +24,7 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
+from jobpipe.db.rows import one
 from jobpipe.search.filters import FilterSQL
 from jobpipe.store.models import ModelInfo
 
@@ -110,9 +111,9 @@ def choose_plan(conn: psycopg.Connection, fsql: FilterSQL) -> VectorPlan:
 
 def _estimated_rows(conn: psycopg.Connection, fsql: FilterSQL) -> int:
     """The planner's row estimate for the filter (planning only, about a millisecond)."""
-    rows = conn.execute(f"EXPLAIN (FORMAT JSON) SELECT 1 FROM jobs j WHERE {fsql.where}", fsql.params).fetchone()
+    plan = one(conn.execute(f"EXPLAIN (FORMAT JSON) SELECT 1 FROM jobs j WHERE {fsql.where}", fsql.params))[0]
     try:
-        return int(rows[0][0]["Plan"]["Plan Rows"])   # type: ignore[index]
+        return int(plan[0]["Plan"]["Plan Rows"])
     except (TypeError, KeyError, IndexError, ValueError):
         return 0   # unknown: the exact scan, complete whatever the number
 
