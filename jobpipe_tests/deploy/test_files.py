@@ -213,12 +213,12 @@ def test_each_dagster_yaml_variant_loads_a_working_instance(variant, database, t
         assert isinstance(instance.run_launcher, DefaultRunLauncher)
         assert not instance.telemetry_enabled
         instance.get_runs_count()                     # the storage answers (tables created)
-        if variant.startswith("deploy/"):
-            limits = instance.run_coordinator.get_run_queue_config().tag_concurrency_limits
-            # one run per source, keyed on the partition's own tag: UI backfills carry it, not jobpipe/source
-            assert {"key": "dagster/partition/source", "value": {"applyLimitPerUniqueValue": True},
-                    "limit": 1} in limits
-            assert instance.run_monitoring_enabled
+        # one run per source at a time, keyed on the tag every ingest run carries (a UI backfill's too)
+        limits = instance.run_coordinator.get_run_queue_config().tag_concurrency_limits
+        assert {"key": "dagster/partition/source", "value": {"applyLimitPerUniqueValue": True}, "limit": 1} in limits
+        assert instance.run_monitoring_enabled
+        assert instance.run_retries_enabled and instance.run_retries_max_retries == 2   # crashed runs only
+        assert not instance.run_retries_retry_on_asset_or_op_failure
     finally:
         instance.dispose()
 
