@@ -125,3 +125,45 @@ def test_the_schedule_and_the_sensor_read_the_sources_resource(tmp_path: Path):
         assert [r.tags["jobpipe/source"] for r in requests] == ["board-a"]
         assert [r.partition_key for r in requests] == [partition_key("board-a", date(2026, 3, 2))]
         assert instance.get_dynamic_partitions("sources") == ["board-a"]
+
+
+def test_the_nightly_ticks_requests_are_the_ones_dagster_would_resolve(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch):
+    """The schedule hands back its run requests resolved, so Dagster skips its per-request check of
+    the partition key (a query each inside the code server's 60 s gRPC call: at 2,000 sources the
+    tick failed). They must be exactly what Dagster's own resolution gives, or runs would lose their
+    partition tags (the UI's partition view, the per-source run limit)."""
+    from dagster import RunRequest, instance_for_test
+
+    (tmp_path / "a.jsonl").write_text("", encoding="utf-8")
+    sources = tmp_path / "sources.yaml"
+    sources.write_text("sources:\n" + "".join(f"  - {{name: board-{i}, kind: file, path: a.jsonl}}\n"
+                                               for i in range(3)), encoding="utf-8")
+    definitions = build_definitions(build_resources(sources_file=sources))
+    schedule = definitions.resolve_schedule_def("nightly_ingest")
+    job = definitions.resolve_job_def("ingest_job")
+    tick = datetime(2026, 3, 2, 2, 0, tzinfo=timezone.utc)
+    with instance_for_test() as instance:
+        instance.add_dynamic_partitions("sources", ["board-1"])          # one known, two new
+        from dagster import JobDefinition
+
+        checked: list[str] = []
+        real_check = JobDefinition.validate_partition_key
+        monkeypatch.setattr(JobDefinition, "validate_partition_key",
+                            lambda self, key, **kw: checked.append(str(key)) or real_check(self, key, **kw))
+        with build_schedule_context(instance=instance, scheduled_execution_time=tick,   # closed: see above
+                                    repository_def=definitions.get_repository_def(),
+                                    resources={"sources": definitions.resources["sources"]}) as context:
+            data = schedule.evaluate_tick(context)
+        monkeypatch.undo()
+        assert checked == []       # Dagster's per-request check was skipped: the requests came resolved
+        assert sorted(instance.get_dynamic_partitions("sources")) == ["board-0", "board-1", "board-2"]
+        assert [r.run_key for r in data.run_requests] == [f"board-{i}|2026-03-02" for i in range(3)]
+        for request in data.run_requests:
+            assert request.has_resolved_partition()
+            by_dagster = RunRequest(partition_key=request.partition_key).with_resolved_tags_and_config(
+                target_definition=job, dynamic_partitions_requests=[], dynamic_partitions_store=instance)
+            assert request.run_config == by_dagster.run_config
+            assert {k: v for k, v in request.tags.items() if k not in ("jobpipe/source", "dagster/schedule_name")} \
+                == dict(by_dagster.tags)
+            assert request.tags["dagster/partition/source"] == request.tags["jobpipe/source"]
