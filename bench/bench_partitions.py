@@ -2,6 +2,7 @@
 
     python bench/bench_partitions.py                        # 2,000 sources x 365 days, 14 days of history
     python bench/bench_partitions.py --sources 200 --days 30 --history-days 7   # a quick smoke run
+    python bench/bench_partitions.py --sources 2000 --days 30 --tick-only      # the nightly tick alone
 
 What an operator's console does with jobpipe's own code location (``jobpipe.orchestration
 .definitions``, loaded by ``dagster dev`` with a generated sources file of N sources and
@@ -11,8 +12,9 @@ What an operator's console does with jobpipe's own code location (``jobpipe.orch
 * the asset's partitions page: the UI's own ``PartitionHealthQuery`` (GraphQL over HTTP) for
   ``raw_postings``, cold (first after start) and warm (median of 5), with H days of history
   (one materialization per source, day and ingest asset, written in batches);
-* a schedule tick: ``nightly_ingest`` on a every-minute cron, its tick's duration as recorded by
-  the daemon (RunRequests for every source, the runs created and queued);
+* the schedule's evaluation in-process (what the code server does inside the daemon's gRPC call,
+  which times out after 60 s), then a real tick: ``nightly_ingest`` on an every-minute cron, its
+  duration as recorded by the daemon (RunRequests for every source, the runs created and queued);
 * the automation sensor's tick (``jobpipe_automation``: it evaluates the whole asset graph);
 * backfill launches from the UI's ``launchPartitionBackfill`` mutation: 3 days of one source,
   one day of every source, every day of one source; the mutation's time and the time until the
@@ -95,18 +97,15 @@ mutation Launch($params: LaunchBackfillParams!) {
   }
 }"""
 
-DAGSTER_YAML = """storage:
-  postgres:
-    postgres_url:
-      env: JOBPIPE_DAGSTER_STORAGE_URL
-run_coordinator:
-  module: dagster.core.run_coordinator
-  class: QueuedRunCoordinator
-  config:
-    max_concurrent_runs: 0     # the bench creates runs, never executes them
-telemetry:
-  enabled: false
-"""
+def dagster_yaml(path: Path) -> str:
+    """The deployment's instance file with a run queue that admits nothing: the bench creates runs,
+    never executes them (the daemon's tick, its run creation and its thread settings are as shipped)."""
+    import yaml
+
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config.setdefault("run_coordinator", {}).setdefault("config", {})["max_concurrent_runs"] = 0
+    config.pop("run_retries", None)
+    return yaml.safe_dump(config, sort_keys=False)
 
 
 def free_port() -> int:
@@ -182,13 +181,32 @@ def runs_of_backfill(instance, backfill_id: str) -> int:
     return instance.get_runs_count(RunsFilter(tags={"dagster/backfill": backfill_id}))
 
 
-def latest_tick(port: int, name: str, *, sensor: bool, after: float) -> dict | None:
+def latest_tick(port: int, name: str, *, sensor: bool, after: float, finished: bool = True) -> dict | None:
     data, _ = graphql(port, TICKS_QUERY, {"location": "jobpipe", "name": name, "isSensor": sensor})
     state = (data.get("sensorOrError") if sensor else data.get("scheduleOrError")) or {}
     ticks = (state.get("sensorState") or state.get("scheduleState") or {}).get("ticks") or []
-    done = [t for t in ticks if t["timestamp"] >= after and t["status"] in ("SUCCESS", "FAILURE", "SKIPPED")
-            and t["endTimestamp"]]
+    done = [t for t in ticks if t["timestamp"] >= after and (not finished or (
+        t["status"] in ("SUCCESS", "FAILURE", "SKIPPED") and t["endTimestamp"]))]
     return done[0] if done else None
+
+
+def evaluate_schedule(instance) -> None:
+    """Time ``nightly_ingest``'s evaluation as the code server runs it for the daemon's tick."""
+    from dagster import build_schedule_context
+
+    from jobpipe.orchestration.definitions import defs
+
+    schedule = defs.resolve_schedule_def("nightly_ingest")
+    repository = defs.get_repository_def()
+    resources = {"sources": defs.resources["sources"]}
+    when = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+    with build_schedule_context(instance=instance, scheduled_execution_time=when, repository_def=repository,
+                                resources=resources) as context:
+        started = time.perf_counter()
+        data = schedule.evaluate_tick(context)
+        took = time.perf_counter() - started
+    print(f"schedule evaluation in-process (nightly_ingest, the code server's part of a tick): "
+          f"{len(data.run_requests or []):,} run requests in {took:.2f} s")
 
 
 def main() -> None:
@@ -200,6 +218,11 @@ def main() -> None:
     parser.add_argument("--backfill-timeout", type=float, default=300,
                         help="seconds to wait for a backfill's runs (the rate so far is printed)")
     parser.add_argument("--keep", action="store_true", help="keep the databases (printed)")
+    parser.add_argument("--dagster-yaml", default=str(PROJECT_ROOT / "dagster.yaml"),
+                        help="the instance file to measure (its run queue is set to admit nothing)")
+    parser.add_argument("--tick-only", action="store_true",
+                        help="only the schedule: its in-process evaluation and one daemon tick (no history, no "
+                             "partitions page, no backfills)")
     args = parser.parse_args()
 
     url, admin = fresh_database("partitions")
@@ -209,7 +232,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="jobpipe_bench_partitions_"))
     home = work / "dagster"
     home.mkdir()
-    (home / "dagster.yaml").write_text(DAGSTER_YAML, encoding="utf-8")
+    (home / "dagster.yaml").write_text(dagster_yaml(Path(args.dagster_yaml)), encoding="utf-8")
     today = datetime.now(timezone.utc).date()
     start = today - timedelta(days=args.days - 1)
     names = write_sources(work / "sources.yaml", args.sources)
@@ -220,7 +243,8 @@ def main() -> None:
     os.environ.update(env)
     partitions = args.sources * args.days
     print(f"{args.sources:,} sources x {args.days} days = {partitions:,} partitions per ingest asset "
-          f"({len(INGEST_ASSETS)} assets); history: {args.history_days} days")
+          f"({len(INGEST_ASSETS)} assets); history: "
+          + ("none (--tick-only)" if args.tick_only else f"{args.history_days} days"))
 
     from dagster import DagsterInstance
 
@@ -229,9 +253,11 @@ def main() -> None:
     instance.add_dynamic_partitions("sources", names)
     print(f"register {args.sources:,} dynamic partitions: {time.perf_counter() - started:.2f} s")
     history = [today - timedelta(days=i) for i in range(1, args.history_days + 1) if today - timedelta(days=i) >= start]
-    started = time.perf_counter()
-    written = write_history(instance, names, history)
-    print(f"history: {written:,} materialization events written in {time.perf_counter() - started:.1f} s")
+    if not args.tick_only:
+        started = time.perf_counter()
+        written = write_history(instance, names, history)
+        print(f"history: {written:,} materialization events written in {time.perf_counter() - started:.1f} s")
+    evaluate_schedule(instance)
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "dagster", "dev", "-h", "127.0.0.1", "-p", str(port),
@@ -254,23 +280,36 @@ def main() -> None:
         print(f"dagster dev up, code location loaded: {time.monotonic() - launched:.1f} s")
         tick_floor = time.time()
 
-        variables = {"assetKey": {"path": ["raw_postings"]}}
-        data, cold = graphql(port, PARTITION_HEALTH_QUERY, variables)
-        warm = [graphql(port, PARTITION_HEALTH_QUERY, variables)[1] for _ in range(5)]
-        node = data["assetNodeOrError"]
-        dims = {d["name"]: len(d["partitionKeys"]) for d in node["partitionKeysByDimension"]}
-        size = len(json.dumps(data))
-        print(f"partitions page (PartitionHealthQuery, raw_postings; dims {dims}; {size / 1e6:.1f} MB answer): "
-              f"cold {cold:.2f} s, warm median {statistics.median(warm):.2f} s (min {min(warm):.2f}, max {max(warm):.2f})")
+        if not args.tick_only:
+            variables = {"assetKey": {"path": ["raw_postings"]}}
+            data, cold = graphql(port, PARTITION_HEALTH_QUERY, variables)
+            warm = [graphql(port, PARTITION_HEALTH_QUERY, variables)[1] for _ in range(5)]
+            node = data["assetNodeOrError"]
+            dims = {d["name"]: len(d["partitionKeys"]) for d in node["partitionKeysByDimension"]}
+            size = len(json.dumps(data))
+            print(f"partitions page (PartitionHealthQuery, raw_postings; dims {dims}; {size / 1e6:.1f} MB answer): "
+                  f"cold {cold:.2f} s, warm median {statistics.median(warm):.2f} s (min {min(warm):.2f}, "
+                  f"max {max(warm):.2f})")
 
         tick = wait_for(lambda: latest_tick(port, "nightly_ingest", sensor=False, after=tick_floor),
                         args.tick_timeout, 5.0)
         if tick:
-            print(f"schedule tick (nightly_ingest, {len(tick['runIds']):,} runs requested): "
-                  f"{tick['endTimestamp'] - tick['timestamp']:.1f} s, {tick['status']}"
+            from dagster import RunsFilter
+
+            queued = instance.get_runs_count(RunsFilter(tags={"dagster/schedule_name": "nightly_ingest"}))
+            print(f"schedule tick (nightly_ingest, {len(tick['runIds']):,} runs requested, {queued:,} runs in the "
+                  f"queue): {tick['endTimestamp'] - tick['timestamp']:.1f} s, {tick['status']}"
                   + (f" ({tick['error']['message'][:200]})" if tick.get("error") else ""))
         else:
-            print(f"schedule tick: none finished within {args.tick_timeout:.0f} s")
+            from dagster import RunsFilter
+
+            started = latest_tick(port, "nightly_ingest", sensor=False, after=tick_floor, finished=False)
+            queued = instance.get_runs_count(RunsFilter(tags={"dagster/schedule_name": "nightly_ingest"}))
+            print(f"schedule tick: none finished within {args.tick_timeout:.0f} s ("
+                  + (f"one {started['status']} for {time.time() - started['timestamp']:.0f} s" if started
+                     else "none started") + f"; {queued:,} runs created so far)")
+        if args.tick_only:
+            return
         sensor = wait_for(lambda: latest_tick(port, "jobpipe_automation", sensor=True, after=tick_floor), 300, 5.0)
         if sensor:
             print(f"automation sensor tick: {sensor['endTimestamp'] - sensor['timestamp']:.1f} s, {sensor['status']}")

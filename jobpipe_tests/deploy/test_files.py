@@ -219,6 +219,8 @@ def test_each_dagster_yaml_variant_loads_a_working_instance(variant, database, t
         assert instance.run_monitoring_enabled
         assert instance.run_retries_enabled and instance.run_retries_max_retries == 2   # crashed runs only
         assert not instance.run_retries_retry_on_asset_or_op_failure
+        # the nightly tick's 2,000 runs are submitted from threads
+        assert instance.get_settings("schedules")["use_threads"] and instance.get_settings("backfills")["use_threads"]
     finally:
         instance.dispose()
 
