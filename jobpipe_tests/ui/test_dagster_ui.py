@@ -176,13 +176,18 @@ def test_a_backfill_of_three_past_days_from_the_partition_dialog_replays_without
 
 
 def test_the_nightly_schedule_and_the_sensors_are_running(ui_home: Home, page) -> None:
+    from playwright.sync_api import expect
+
     page.goto(ui_home.url + "/automation")
     for name in ("nightly_ingest", "jobpipe_automation", "register_sources", "source_freshness"):
         row = page.locator("[class*=ListItem_listItem]").filter(has_text=name).first
         row.wait_for()
         switch = row.locator("label[class*=formatSwitch]")      # the on/off switch (not the row's select box)
         switch.wait_for()
-        assert page.locator(f"input#{switch.get_attribute('for')}").is_checked(), f"{name} is not running"
+        # the switch renders before the instigator's state has loaded: wait for it to settle (a
+        # stopped schedule or sensor still fails here, after the wait)
+        expect(page.locator(f"input#{switch.get_attribute('for')}"), f"{name} is not running").to_be_checked(
+            timeout=30_000)
     page.screens.shot("automation")
 
 
