@@ -25,7 +25,14 @@ from jobpipe.normalize.experience import parse_degree, parse_experience
 from jobpipe.normalize.job_type import job_type_and_origin, parse_seniority
 from jobpipe.normalize.location import resolve_locations, title_places
 from jobpipe.normalize.regex_guard import guarded
-from jobpipe.normalize.salary import annualize, implausible_pay, oversized_amount, parse_salary
+from jobpipe.normalize.salary import (
+    annualize,
+    implausible_pay,
+    oversized_amount,
+    parse_salary,
+    stated_period,
+    with_period,
+)
 from jobpipe.normalize.skills import job_skills
 from jobpipe.normalize.statements import (
     labelled_lines,
@@ -229,6 +236,12 @@ def normalize_posting(
     context_currency = COUNTRY_CURRENCY.get(country or "") or ("CNY" if language == "zh" and country in (None, "CN") else None)
     salary = parse_salary(fields.salary_text, fields.salary, context_currency=context_currency)
     salary_origin = "source_field"
+    if salary is not None and salary.period is not None and description and stated_period(fields.salary) is None:
+        # a structured range without its period ("min_cents": 5000): when the description states
+        # the same amounts with a period ("$50 - $65 an hour"), that period beats the size guess
+        said = _description_salary(description, context_currency)
+        if said is not None and said.period and (said.min, said.max) == (salary.min, salary.max):
+            salary = with_period(salary, said.period)
     if salary is None and title and _TITLE_SALARY_CUE.search(title):
         # "[远程] Rust 工程师 薪资 30-50K": some boards put the pay only in the title
         found = parse_salary(_TITLE_SALARY_CUE.split(title, maxsplit=1)[-1], context_currency=context_currency)

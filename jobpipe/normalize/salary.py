@@ -364,6 +364,12 @@ def parse_salary(
         if result is not None and (result.min is not None or result.max is not None):
             if result.negotiable is False and text and _NEGOTIABLE_RE.search(text):
                 result.negotiable = True
+            if text and stated_period(structured) is None:
+                # Greenhouse's pay range carries its period only in its label ("Hourly rate"): a
+                # period the text states beats one guessed from the amount's size
+                said = _period_in(unicodedata.normalize("NFKC", str(text)))
+                if said is not None and said != "week":
+                    result = with_period(result, said)
             return result
         if result is not None and not text:
             return result
@@ -466,11 +472,55 @@ def _number(value: Any) -> float | None:
     return None
 
 
+_PERIOD_KEYS = ("interval", "period", "unitText", "salary_period", "unit", "frequency")
+_NESTED_KEYS = ("salaryRange", "baseSalary", "salary", "compensation")
+
+
+def stated_period(obj: Any) -> str | None:
+    """The pay period a structured salary names itself, or None when parse_structured_salary has to
+    guess it from the amount's size (a guess that reads $50-65 as a month's pay, not an hour's).
+
+    Callers use it to decide whether a period stated elsewhere (the range's label, the description)
+    may replace the guess; a period the source's own fields state is never replaced.
+    """
+    if not isinstance(obj, dict):
+        return None
+    for key in _NESTED_KEYS:
+        inner = obj.get(key)
+        if isinstance(inner, dict) and inner is not obj:
+            found = stated_period(inner)
+            if found is not None:
+                return found
+    components = obj.get("summaryComponents") or obj.get("components")
+    if isinstance(components, list):
+        for comp in components:
+            found = stated_period(comp)
+            if found is not None:
+                return found
+    found = _interval(next((obj[k] for k in _PERIOD_KEYS if obj.get(k)), None))
+    if found is not None:
+        return found
+    value = obj.get("value")
+    if isinstance(value, dict):
+        return _interval(value.get("unitText") or value.get("unit"))
+    if isinstance(value, str):
+        return _period_in(unicodedata.normalize("NFKC", value))
+    return None
+
+
+def with_period(salary: Salary, period: str) -> Salary:
+    """``salary`` re-read with another stated period (a copy; months_per_year only for monthly pay)."""
+    if period == salary.period:
+        return salary
+    return dataclasses.replace(salary, period=period,
+                               months_per_year=salary.months_per_year if period == "month" else None)
+
+
 def parse_structured_salary(obj: dict[str, Any], *, context_currency: str | None = None) -> Salary | None:
     """schema.org MonetaryAmount, Lever ``salaryRange``, Recruitee/Ashby-style {min, max, currency, period}."""
     if not isinstance(obj, dict):
         return None
-    for key in ("salaryRange", "baseSalary", "salary", "compensation"):
+    for key in _NESTED_KEYS:
         inner = obj.get(key)
         if isinstance(inner, dict) and inner is not obj:
             found = parse_structured_salary(inner, context_currency=context_currency)
@@ -486,8 +536,7 @@ def parse_structured_salary(obj: dict[str, Any], *, context_currency: str | None
             if found and (found.min is not None or found.max is not None):
                 return found
     currency = obj.get("currency") or obj.get("currencyCode") or obj.get("salary_currency") or context_currency
-    period = _interval(obj.get("interval") or obj.get("period") or obj.get("unitText") or obj.get("salary_period")
-                       or obj.get("unit") or obj.get("frequency"))
+    period = _interval(next((obj[k] for k in _PERIOD_KEYS if obj.get(k)), None))
     value = obj.get("value")
     lo = _number(obj.get("min") if obj.get("min") is not None else obj.get("minValue", obj.get("salary_min")))
     hi = _number(obj.get("max") if obj.get("max") is not None else obj.get("maxValue", obj.get("salary_max")))

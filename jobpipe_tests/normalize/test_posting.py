@@ -147,3 +147,26 @@ def test_unlabelled_amounts_in_the_description_are_not_a_salary():
                                         description="<p>A $2,000 learning budget. Team of 20-30 people. 3-5年经验</p>"),
                           source="s", external_id="3", fetched_at=now)
     assert p.salary.min is None and p.salary.max is None
+
+
+def _structured_pay_fields(description: str, **salary) -> PostingFields:
+    return PostingFields(
+        title="Research Intern", company="Lumen", location="San Francisco, CA", description=description,
+        salary={"min": 50.0, "max": 65.0, "currency": "USD", "period": None, **salary},
+        url="https://example.com/jobs/2",
+    )
+
+
+def test_a_periodless_structured_range_takes_the_period_the_description_states_for_the_same_amounts():
+    hourly = normalize_posting(_structured_pay_fields("The pay range for this role is $50 - $65 an hour."),
+                               source="demo", external_id="2", fetched_at=FETCHED)
+    assert (hourly.salary.min, hourly.salary.max, hourly.salary.period) == (50, 65, "hour")
+    assert (hourly.salary_annual_min, hourly.salary_annual_max) == (50 * 2080, 65 * 2080)
+    # other amounts in the description say nothing about this range's period
+    other = normalize_posting(_structured_pay_fields("Our interns earned $40 - $45 an hour last year."),
+                              source="demo", external_id="3", fetched_at=FETCHED)
+    assert other.salary.period == "month"
+    # a period the source's own field states stays
+    stated = normalize_posting(_structured_pay_fields("The pay range is $50 - $65 an hour.", period="month"),
+                               source="demo", external_id="4", fetched_at=FETCHED)
+    assert stated.salary.period == "month"

@@ -219,3 +219,17 @@ def test_every_currency_the_parser_names_is_known_to_the_schema():
     from jobpipe.normalize.salary import _CURRENCY_OF_GROUP
 
     assert set(_CURRENCY_OF_GROUP.values()) <= KNOWN_CURRENCIES
+
+
+# A structured range that does not name its period: the size guess reads $50-65 as a month's pay.
+@pytest.mark.parametrize(("label", "period"), [
+    ("Hourly rate", "hour"), ("Daily rate", "day"), ("Annual base salary", "year"), ("Base pay", "month"),
+])
+def test_a_structured_range_without_a_period_takes_the_one_its_label_states(label, period):
+    salary = parse_salary(label, {"min": 50, "max": 65, "currency": "USD", "period": None})
+    assert (salary.min, salary.max, salary.currency, salary.period) == (50, 65, "USD", period)
+
+
+def test_a_period_the_structured_salary_states_is_not_replaced_by_its_label():
+    salary = parse_salary("Hourly rate", {"min": 50, "max": 65, "currency": "USD", "unitText": "MONTH"})
+    assert salary.period == "month"
