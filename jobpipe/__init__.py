@@ -13,10 +13,10 @@ As a library, one call runs a night's pipeline in-process (no Dagster instance):
 
 from __future__ import annotations
 
-import importlib
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from jobpipe._lazy import lazy_exports
 from jobpipe.models import NormalizedPosting, PostingFields, RawPosting, Salary
 
 if TYPE_CHECKING:
@@ -35,10 +35,7 @@ _LAZY = {"sync": "jobpipe.pipeline.sync", "RunSummary": "jobpipe.pipeline.summar
          "SourceSummary": "jobpipe.pipeline.summary", "RunError": "jobpipe.pipeline.summary"}
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = ["NormalizedPosting", "PostingFields", "RawPosting", "RunError", "RunSummary", "Salary", "SourceSummary",

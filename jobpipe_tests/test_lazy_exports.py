@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-LAZY_PACKAGES = ["jobpipe", "jobpipe.normalize", "jobpipe.search"]
+LAZY_PACKAGES = ["jobpipe", "jobpipe.demo", "jobpipe.normalize", "jobpipe.search"]
 
 
 def _type_checking_names(module) -> set[str]:

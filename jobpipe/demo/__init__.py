@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jobpipe._lazy import lazy_exports
+
 if TYPE_CHECKING:
     from jobpipe.demo.server import DemoServer
 
@@ -59,13 +61,9 @@ def demo_manifest() -> dict[str, Any]:
     return json.loads(DEMO_MANIFEST.read_text(encoding="utf-8"))
 
 
-def __getattr__(name: str) -> Any:
-    # Imported lazily so ``python -m jobpipe.demo.server`` does not import the module twice.
-    if name == "DemoServer":
-        from jobpipe.demo.server import DemoServer
-
-        return DemoServer
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: Imported lazily so ``python -m jobpipe.demo.server`` does not import the module twice.
+_LAZY = {"DemoServer": "jobpipe.demo.server"}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

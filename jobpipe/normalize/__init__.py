@@ -6,8 +6,9 @@ the skill taxonomy.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from jobpipe._lazy import lazy_exports
 
 if TYPE_CHECKING:   # for type checkers; at run time __getattr__ imports each on first use
     from jobpipe.normalize.batch import normalize_batch
@@ -74,16 +75,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value   # once: later lookups find it here
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
