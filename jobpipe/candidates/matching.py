@@ -24,6 +24,7 @@ they beat its last entry (and were close enough to have been in a full build's p
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ from jobpipe.candidates.store import (
     load_candidates,
 )
 from jobpipe.candidates.tiers import sync_skill_tiers
+from jobpipe.codeversion import code_digest
 from jobpipe.search.types import SearchFilters
 from jobpipe.search.vector import choose_plan, vector_candidates
 from jobpipe.store.dedupe import normalize_company
@@ -365,6 +367,23 @@ class MatchRefresh:
                 "rows_removed": self.rows_removed, "model": self.model or "", "seconds": round(self.seconds, 2)}
 
 
+#: What a stored list's scores are made of (globs below jobpipe/): changing any of them recomputes
+#: every list on the next refresh, as a changed profile would, so an upgrade never keeps the old
+#: scorer's ranking under the new one's name.
+_SCORER_CODE = ("candidates/scoring.py", "candidates/preferences.py", "candidates/tiers.py", "candidates/matching.py")
+
+
+@functools.cache
+def scorer_version() -> str:
+    """12 hex digits, equal exactly when the code that scores and ranks a list is the same."""
+    return code_digest("candidate scorer", _SCORER_CODE)[:12]
+
+
+def _list_hash(match_hash: str) -> str:
+    """What a list's state remembers: the profile it was computed for and the scorer that ranked it."""
+    return f"{match_hash}:{scorer_version()}"
+
+
 _CANDIDATE_STATE = """
 SELECT c.candidate_id, c.match_hash, s.model, s.match_hash, s.similarity_floor, s.complete,
        (e.candidate_id IS NOT NULL) AS has_vector
@@ -399,7 +418,7 @@ def _prepare_many(conn: psycopg.Connection, stored: list[StoredCandidate], vecto
         vector = vectors.get(s.candidate_id)
         if vector is None:
             continue
-        out.append((prepare(conn, s.candidate_id, s.profile, s.preferences, vector), s.match_hash))
+        out.append((prepare(conn, s.candidate_id, s.profile, s.preferences, vector), _list_hash(s.match_hash)))
     return out
 
 
@@ -575,6 +594,7 @@ def refresh_matches(conn: psycopg.Connection, *, top_n: int = DEFAULT_TOP_N, res
     full_ids, partial_ids, waiting, stale = [], [], [], []
     state: dict[str, tuple[float | None, bool]] = {}
     for cid, match_hash, s_model, s_hash, s_floor, s_complete, has_vector in rows:
+        match_hash = _list_hash(match_hash)
         if not has_vector:
             waiting.append(cid)
             if s_model is not None and (s_model != model.model or s_hash != match_hash):
@@ -669,7 +689,7 @@ def match_candidate_now(conn: psycopg.Connection, candidate_id: str, *, top_n: i
     calibration = calibrate(conn, model, store=False)
     prepared = prepare(conn, candidate_id, stored.profile, stored.preferences, vectors[candidate_id])
     res = compute_full(conn, model, prepared, JobFeatures(conn), calibration, top_n + reserve)
-    written = write_full(conn, model.model, [(prepared, res, stored.match_hash)])
+    written = write_full(conn, model.model, [(prepared, res, _list_hash(stored.match_hash))])
     if not conn.autocommit:
         conn.commit()
     return written

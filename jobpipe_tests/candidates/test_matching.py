@@ -205,6 +205,31 @@ def test_a_preference_only_change_embeds_nothing_but_recomputes_the_list(db, mar
     assert remotes == 0        # remote alone: only remote (or unlocated) jobs
 
 
+def test_a_new_scorer_recomputes_every_list_once(db, market, monkeypatch):
+    from jobpipe.candidates import matching
+
+    refresh_matches(db, top_n=10, reserve=5)
+    assert refresh_matches(db, top_n=10, reserve=5).full == 0
+    # an upgrade whose scoring code differs: the stored lists were ranked by the old scorer
+    monkeypatch.setattr(matching, "scorer_version", lambda: "another-scorer")
+    assert refresh_matches(db, top_n=10, reserve=5).full == len(world.RESUMES)
+    assert refresh_matches(db, top_n=10, reserve=5).full == 0
+
+
+def test_the_scorer_version_reads_the_scoring_code_not_its_comments(tmp_path, monkeypatch):
+    from jobpipe import codeversion
+    from jobpipe.candidates.matching import scorer_version
+
+    assert len(scorer_version()) == 12
+    (tmp_path / "m.py").write_text('def f(x):\n    """Why."""\n    return x + 1\n')
+    monkeypatch.setattr(codeversion, "PACKAGE", tmp_path)
+    before = codeversion.code_digest("s", ["m.py"])
+    (tmp_path / "m.py").write_text('def f(x):\n    """Why, said better."""\n    # a comment\n    return (x +\n            1)\n')
+    assert codeversion.code_digest("s", ["m.py"]) == before
+    (tmp_path / "m.py").write_text('def f(x):\n    """Why."""\n    return x + 2\n')
+    assert codeversion.code_digest("s", ["m.py"]) != before
+
+
 def test_a_model_switch_recomputes_every_list_with_the_new_model_only(db, market):
     refresh_matches(db, top_n=10, reserve=5)
     new = HashEmbedder()
