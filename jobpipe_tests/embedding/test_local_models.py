@@ -54,3 +54,21 @@ def test_local_model_ids_and_aliases():
     assert local_embedder("token-hash-32").dims == 32
     with pytest.raises(UnknownEmbedderError):
         local_embedder("bert-base-uncased")
+
+
+def test_headline_use_weights_the_title_line_against_a_long_body():
+    plain, headline = UseM3Embedder(), local_embedder("use-multilingual-v3-headline")
+    assert headline.model == "use-multilingual-v3-headline" != plain.model and headline.dims == plain.dims
+    body = "We offer flexible hours, a friendly team, lunch and a modern office downtown. " * 12
+    texts = ["Pastry chef\n" + body, "Backend engineer (Go, PostgreSQL)\n" + body, "Backend engineer"]
+    query = plain.embed_queries(["后端工程师 Go"])[0]
+    # The title line decides more of the vector: the two long postings differ by it alone.
+    gap_plain = float(plain.embed_documents(texts[:2]) @ query @ np.array([-1.0, 1.0]))
+    docs = headline.embed_documents(texts)
+    gap_headline = float(docs[:2] @ query @ np.array([-1.0, 1.0]))
+    assert gap_headline > gap_plain > 0
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
+    # A one-line text is its own first line: the same direction as the plain vector.
+    assert np.allclose(docs[2], plain.embed_documents([texts[2]])[0], atol=1e-5)
+    # Queries are not documents: embedded as the plain model does.
+    assert np.allclose(headline.embed_queries(["Go"]), plain.embed_queries(["Go"]), atol=1e-6)
