@@ -117,25 +117,15 @@ def close_missing(
 ) -> CloseResult:
     """Close the open postings of ``source`` that a confirmed listing no longer contains.
 
-    ``verdict`` (or, simpler, ``complete``) says whether the listing is trusted. Commits.
+    ``verdict`` (or, simpler, ``complete``) says whether the listing is trusted. The close guard
+    and ``jobpipe sources accept-close`` apply exactly as in ``close_vanished``. Commits.
     Reopening is the upsert's job: a closed posting that is listed again is reopened.
     """
     if verdict is None:
         verdict = Verdict(True) if complete else Verdict(False, "listing incomplete (a page failed or a page "
                                                                 "bound was reached)")
-    params = {"source": source, "seen": sorted(set(seen_external_ids))}
-    open_before = one(conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
-                                   (source,)))[0]
-    would_close = one(conn.execute("SELECT count(*) " + _MISSING, params))[0]
-    decision = close_decision(verdict, would_close=would_close, open_before=open_before, max_share=max_share,
-                              source=source)
-    closed = 0
-    if decision.close:
-        closed = conn.execute("UPDATE jobs j SET closed_at = now() " + _MISSING.split("FROM jobs j", 1)[1],
-                              params).rowcount
-    if not conn.autocommit:
-        conn.commit()
-    return CloseResult(closed, would_close, decision.refused, decision.reason, open_before, verdict.confirmed)
+    return _close_absent(conn, source, verdict, _MISSING,
+                         {"source": source, "seen": sorted(set(seen_external_ids))}, max_share)
 
 
 def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, *, max_share: float = 0.3) -> CloseResult:
@@ -162,10 +152,22 @@ def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, 
     verdict = listing_verdict(Listing(complete=complete, listed=listed, doubts=tuple(doubts or ()),
                                       on_page_boundary=on_boundary,
                                       previous_listed=previous[0] if previous else None))
-    params = {"source": source, "unlisted": list(unlisted or []), "only": listed_only}
+    return _close_absent(conn, source, verdict, _NOT_LISTED,
+                         {"source": source, "unlisted": list(unlisted or []), "only": listed_only}, max_share)
+
+
+def _close_absent(conn: psycopg.Connection, source: str, verdict: Verdict, absent: str, params: dict[str, object],
+                  max_share: float) -> CloseResult:
+    """The one close rule: close the open postings of ``source`` that ``absent`` (``FROM jobs j
+    WHERE ...``) selects, when ``verdict`` trusts the listing and the close guard (or an
+    operator's accept-close) lets it. Commits.
+
+    Both ways of saying what a listing holds (a list of ids, a fetch run's spans) go through
+    here, so the guard, accept-close and the warnings never differ between them.
+    """
     open_before = one(conn.execute("SELECT count(*) FROM jobs WHERE source = %s AND closed_at IS NULL",
                                    (source,)))[0]
-    would_close = one(conn.execute("SELECT count(*) " + _NOT_LISTED, params))[0]
+    would_close = one(conn.execute("SELECT count(*) " + absent, params))[0]
 
     # An operator's accept-close lifts the guard for this one confirmed listing, then is used up
     # (in the close's own transaction: a crash between the two neither loses nor repeats it).
@@ -174,7 +176,7 @@ def close_vanished(conn: psycopg.Connection, source: str, partition_date: date, 
                               max_share=1.0 if accepted else max_share, source=source)
     closed = 0
     if decision.close:
-        closed = conn.execute("UPDATE jobs j SET closed_at = now() " + _NOT_LISTED.split("FROM jobs j", 1)[1],
+        closed = conn.execute("UPDATE jobs j SET closed_at = now() " + absent.split("FROM jobs j", 1)[1],
                               params).rowcount
         if accepted is not None:
             consume_acceptance(conn, source)
