@@ -176,15 +176,39 @@ def _find_all(text: str, term: str) -> list[int]:
     return positions
 
 
+#: Singular words that end in "s": never singularized by dropping it (class, campus, analysis, various).
+_SINGULAR_S = ("ss", "us", "is", "ous")
+#: Words no plural is made of: participles and adjectives (satisfied, careful, wireless, stylish, various).
+_NO_PLURAL = ("ed", "ful", "less", "ish", "ous")
+
+
 def _english_variants(token: str) -> list[str]:
+    """The other number of an English word: its plural, or its singular(s) when it is a plural.
+
+    Postings are indexed word for word (no stemmer), so "branch" must also look up "branches".
+    Where the spelling cannot tell ("caches": cache or cach; "movies": movie or movy), both forms
+    are looked up: a form no posting has finds nothing.
+    """
     if not token.isascii() or not token.isalpha() or len(token) < 4:
         return []
     if token.endswith("ies") and len(token) > 4:
-        return [token[:-3] + "y"]
-    if token.endswith("s") and not token.endswith("ss"):
-        return [token[:-1]]
-    if token.endswith("y"):
-        return [token[:-1] + "ies"]
+        return [token[:-3] + "y", token[:-1]]                 # companies -> company; movies -> movie
+    if token.endswith("sses"):
+        return [token[:-2]]                                    # classes -> class
+    if token.endswith(("ches", "shes", "xes", "uses")):
+        return [token[:-2], token[:-1]]                        # branches -> branch; caches -> cache
+    if token.endswith("ses"):
+        return [token[:-1], token[:-2] + "is"]                 # courses -> course; analyses -> analysis
+    if token.endswith("s") and not token.endswith(_SINGULAR_S):
+        return [token[:-1]]                                    # engineers -> engineer
+    if token.endswith(_NO_PLURAL) and not token.endswith("eed"):
+        return []
+    if token.endswith("y") and token[-2] not in "aeiou":
+        return [token[:-1] + "ies"]                            # company -> companies (survey -> surveys)
+    if token.endswith("is"):
+        return [token[:-2] + "es"]                             # analysis -> analyses
+    if token.endswith(("s", "x", "z", "ch", "sh")):
+        return [token + "es"]                                  # branch -> branches, campus -> campuses
     return [token + "s"]
 
 

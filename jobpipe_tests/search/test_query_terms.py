@@ -67,3 +67,15 @@ def test_a_hyphenated_compound_reads_as_the_vocabulary_phrase():
     assert "直播" in concepts["live-streaming"]
     # widened, not doubled: "front-end" is one concept however it is spelled in the list
     assert [c.label for c in query_concepts("front-end developer")] == ["front-end", "developer"]
+
+
+def test_an_english_word_is_also_looked_up_in_its_other_number_spelled_as_english_spells_it():
+    plural_of = {"branch": "branches", "strategy": "strategies", "survey": "surveys", "analysis": "analyses",
+                 "campus": "campuses", "engineer": "engineers"}
+    for word, plural in plural_of.items():
+        assert plural in _alternatives(f"{word} manager", word)
+        assert word in _alternatives(f"{plural} manager", plural)
+    # singular words ending in s, and words with no plural, get no made-up forms
+    for word, made_up in {"nucleus": "nucleu", "satisfied": "satisfieds", "various": "variou",
+                          "status": "statu", "careful": "carefuls"}.items():
+        assert made_up not in _alternatives(f"{word} manager", word)
