@@ -95,7 +95,7 @@ def pool_size(depth: int) -> int:
 # ---------------------------------------------------------------- job features
 _FEATURE_FIELDS = ("job_id", "company", "cities", "country", "remote", "job_type", "seniority", "salary",
                    "salary_annual_max", "experience_min", "experience_max", "degree", "skills", "dedupe_key",
-                   "location_raw")
+                   "location_raw", "source", "external_id")
 
 
 def _feature(row: dict[str, Any], nice: Iterable[str]) -> JobFeature:
@@ -110,7 +110,13 @@ def _feature(row: dict[str, Any], nice: Iterable[str]) -> JobFeature:
         salary_usd=to_usd(annual, currency),
         salary_max=None if annual is None else float(annual), salary_currency=currency,
         location_raw=row["location_raw"], company=row["company"], dedupe_key=row["dedupe_key"],
+        identity=posting_identity(row["source"], row["external_id"]),
     )
+
+
+def posting_identity(source: str, external_id: str) -> str:
+    """The tie-break key of equal scores (``JobFeature.identity``), in Python and in SQL alike."""
+    return f"{source}\x1f{external_id}"
 
 
 class JobFeatures:
@@ -517,12 +523,12 @@ def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepare
     if not merges:
         return 0
     ids = [p.candidate_id for p, _ in merges]
-    existing: dict[str, list[tuple[int, float, str | None]]] = {cid: [] for cid in ids}
+    existing: dict[str, list[tuple[int, float, str | None, str]]] = {cid: [] for cid in ids}
     with conn.cursor(binary=True) as cur:
-        for cid, job_id, score, key in cur.execute(
-                "SELECT candidate_id, job_id, score, dedupe_key FROM candidate_matches WHERE candidate_id = ANY(%s)",
-                (ids,)):
-            existing[cid].append((job_id, float(score), key))
+        for cid, job_id, score, key, identity in cur.execute(
+                "SELECT m.candidate_id, m.job_id, m.score, m.dedupe_key, j.source || chr(31) || j.external_id "
+                "FROM candidate_matches m JOIN jobs j USING (job_id) WHERE m.candidate_id = ANY(%s)", (ids,)):
+            existing[cid].append((job_id, float(score), key, identity))
     drops: list[tuple[str, int]] = []
     rows: list[tuple] = []
     trimmed: list[tuple[str, bool]] = []
@@ -531,11 +537,11 @@ def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepare
         stored = existing[p.candidate_id]
         # A job scored again (a touched copy of a changed job's group) replaces its stored entry.
         rescored = {r.feature.job_id for r in new}
-        entries: list[tuple[float, int, str | None, Ranked | None]] = [
-            (s_, j, k, None) for j, s_, k in stored if j not in rescored]
-        entries += [(r.score, r.feature.job_id, r.feature.dedupe_key, r) for r in new]
-        entries.sort(key=lambda e: (-round(e[0], 3), e[1]))
-        kept: list[tuple[float, int, str | None, Ranked | None]] = []
+        entries: list[tuple[float, int, str | None, Ranked | None, str]] = [
+            (s_, j, k, None, ident) for j, s_, k, ident in stored if j not in rescored]
+        entries += [(r.score, r.feature.job_id, r.feature.dedupe_key, r, r.feature.identity) for r in new]
+        entries.sort(key=lambda e: (-round(e[0], 3), e[4], e[1]))   # ties as rank() breaks them
+        kept: list[tuple[float, int, str | None, Ranked | None, str]] = []
         groups: set[str] = set()
         for e in entries:
             if e[2] is not None:
@@ -546,7 +552,7 @@ def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepare
         cut = len(kept) > depth
         kept = kept[:depth]
         kept_ids = {e[1] for e in kept}
-        drop = [j for j, _, _ in stored if j not in kept_ids or j in rescored]
+        drop = [j for j, _, _, _ in stored if j not in kept_ids or j in rescored]
         add = [e[3] for e in kept if e[3] is not None]
         if not add and not drop:
             continue

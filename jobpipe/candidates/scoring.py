@@ -163,6 +163,10 @@ class JobFeature:
     location_raw: str | None
     company: str | None
     dedupe_key: str | None
+    #: The posting's identity (source, external id): ties in score go by it, not by ``job_id``,
+    #: which follows arrival order -- so which copy of a duplicate group a list keeps, and the
+    #: order of equal scores, is the same on every store holding the same postings.
+    identity: str = ""
 
 
 @dataclass
@@ -189,6 +193,7 @@ class JobBatch:
         weights = weights or SkillWeights.uniform()
         n = len(self.jobs)
         self.job_ids = np.fromiter((j.job_id for j in self.jobs), dtype=np.int64, count=n)
+        self.identity = np.array([j.identity for j in self.jobs], dtype=str)
         self.vocab: dict[str, int] = {}
         for j in self.jobs:
             for s in j.skills:
@@ -231,7 +236,7 @@ class JobBatch:
         sub = object.__new__(JobBatch)
         sub.jobs = [self.jobs[int(i)] for i in rows]
         sub.vocab = self.vocab
-        for name in ("job_ids", "required", "nice", "n_required", "n_nice", "no_cities", "remote", "job_type",
+        for name in ("job_ids", "identity", "required", "nice", "n_required", "n_nice", "no_cities", "remote", "job_type",
                      "level", "exp_min", "degree", "exp_max", "salary_usd", "salary_max", "salary_currency",
                      "salary_rate"):
             setattr(sub, name, getattr(self, name)[rows])
@@ -405,7 +410,7 @@ def rank(batch: JobBatch, rows: np.ndarray, scores: np.ndarray, parts: dict[str,
     """The best ``depth`` of ``rows`` (indices into ``batch``), one per duplicate group, best first."""
     if len(rows) == 0:
         return []
-    order = rows[np.lexsort((batch.job_ids[rows], -np.round(scores[rows], 4)))]
+    order = rows[np.lexsort((batch.job_ids[rows], batch.identity[rows], -np.round(scores[rows], 4)))]
     out: list[Ranked] = []
     groups: set[str] = set()
     for i in order:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -10,10 +12,12 @@ from jobpipe.candidates.scoring import (
     LEVELS,
     MAX_SKILL_WEIGHT,
     MIN_SKILL_WEIGHT,
+    PARTS,
     CandidateFeatures,
     JobBatch,
     JobFeature,
     SkillWeights,
+    rank,
     score_batch,
 )
 from jobpipe.candidates.store import RESUME_CHARS, embedding_text
@@ -84,3 +88,18 @@ def test_the_embedding_text_reads_the_work_history_past_the_resume_head():
     assert len(emb) <= RESUME_CHARS + 1000
     for secret in ("Jane", "Example", "jane@", "555", "linkedin", "[email]", "[phone]", "[link]", "[name]"):
         assert secret not in emb
+
+
+@pytest.mark.parametrize("arrival", [("board", "site"), ("site", "board")])
+def test_equal_scores_keep_the_same_copy_of_a_duplicate_group_whatever_order_the_postings_arrived_in(arrival):
+    # job ids follow arrival order: a store that fetched the career site first numbers it first
+    copies = {name: dataclasses.replace(job(job_id, ["Python"]), dedupe_key="acme|ml engineer",
+                                        identity=f"acme-{name}\x1f{name.upper()}-1")
+              for job_id, name in enumerate(arrival, start=1)}
+    other = dataclasses.replace(job(9, ["Go"]), identity="acme-board\x1fZ-9")
+    batch = JobBatch([*copies.values(), other])
+    rows = np.arange(3)
+    scores = np.array([70.0, 70.0, 70.0])
+    parts = {name: np.zeros(3) for name in PARTS}
+    ranked = rank(batch, rows, scores, parts, np.zeros(3), depth=10)
+    assert [r.feature.identity for r in ranked] == ["acme-board\x1fBOARD-1", "acme-board\x1fZ-9"]
