@@ -91,8 +91,24 @@ def _opt_in(values: Iterable[str]) -> pa.Check:
     return pa.Check(lambda v: _missing(v) or v in allowed, element_wise=True, name=f"in_{'_'.join(sorted(allowed))[:40]}")
 
 
-def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
-    """The DataFrameSchema of one normalized posting per row (salary flattened into salary_* columns)."""
+def _not_in_future(now: datetime | Sequence[datetime]) -> pa.Check:
+    """``posted_at`` no later than its reference time: one for every row, or one per row (each
+    posting's own fetch time, so the verdict on a stored payload never depends on when it runs)."""
+    if isinstance(now, datetime):
+        at = now
+        return pa.Check(lambda v: _sane_date(v, at), element_wise=True, name="posted_at_not_in_future")
+    times = list(now)
+    # by the row's label: pandera passes only the non-null values of a nullable column
+    return pa.Check(lambda s: pd.Series([_sane_date(v, times[i]) for i, v in s.items()], index=s.index, dtype=bool),
+                    name="posted_at_not_in_future")
+
+
+def build_schema(now: datetime | Sequence[datetime] | None = None) -> pa.DataFrameSchema:
+    """The DataFrameSchema of one normalized posting per row (salary flattened into salary_* columns).
+
+    ``now``: what a posting date may not be later than (plus a tolerance): one time for every row,
+    or one per row in the rows' order (their fetch times); the wall clock when not given.
+    """
     now = now or datetime.now(timezone.utc)
     cities = known_cities()
     skills = frozenset(all_skills())
@@ -127,8 +143,7 @@ def build_schema(now: datetime | None = None) -> pa.DataFrameSchema:
             "description_text": pa.Column(str, nullable=False),
             "url": pa.Column(object, pa.Check(lambda v: _missing(v) or bool(_URL.match(str(v))), element_wise=True,
                                               name="url_http"), nullable=True),
-            "posted_at": pa.Column(object, pa.Check(lambda v: _sane_date(v, now), element_wise=True,
-                                                    name="posted_at_not_in_future"), nullable=True),
+            "posted_at": pa.Column(object, _not_in_future(now), nullable=True),
             "valid_through": pa.Column(object, pa.Check(lambda v: _missing(v) or _as_datetime(v) is not None,
                                                         element_wise=True, name="valid_through_datetime"), nullable=True),
             "field_origins": pa.Column(object, pa.Check(
@@ -179,8 +194,12 @@ def _float(v: Any) -> float | None:
         return math.nan
 
 
-def validate_postings(postings: Sequence[NormalizedPosting], *, now: datetime | None = None) -> ValidationResult:
-    """Split postings into those that pass the schema and rejections naming every failed check."""
+def validate_postings(postings: Sequence[NormalizedPosting], *,
+                      now: datetime | Sequence[datetime] | None = None) -> ValidationResult:
+    """Split postings into those that pass the schema and rejections naming every failed check.
+
+    ``now``: one reference time for every posting, or one per posting (see ``build_schema``).
+    """
     postings = list(postings)
     if not postings:
         return ValidationResult()

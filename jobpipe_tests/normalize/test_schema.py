@@ -57,9 +57,9 @@ def test_normalize_batch_turns_errors_into_rejections():
         (1, RawPosting("s", "a", "ok", {"title": "数据分析师", "location": "上海"}, fetched_at=NOW)),
         (2, RawPosting("s", "b", "broken", {}, fetched_at=NOW)),
         (3, RawPosting("s", "c", "ok", {"title": "", "location": "上海"}, fetched_at=NOW)),   # fails the schema
-        (None, RawPosting("s", "d", "ok", {"title": "Analyst", "location": "London"})),
+        (None, RawPosting("s", "d", "ok", {"title": "Analyst", "location": "London"}, fetched_at=NOW)),
     ]
-    result = normalize_batch(items, _extract, fetch_id=9, now=NOW)
+    result = normalize_batch(items, _extract, fetch_id=9)
     assert sorted(p.external_id for p in result.valid) == ["a", "d"]
     assert {p.fetch_id for p in result.valid} == {9} and result.valid[0].raw_id == 1
     rejected = {r.external_id: r for r in result.rejected}
@@ -80,6 +80,73 @@ def test_normalize_batch_falls_back_to_the_page_url():
         (2, RawPosting("s", "b", "ok", {"title": "Analyst", "location": "London", "url": "https://acme.example/b"},
                        url="https://acme.example/careers/page-2", fetched_at=NOW)),
     ]
-    by_id = {p.external_id: p for p in normalize_batch(items, _extract, now=NOW).valid}
+    by_id = {p.external_id: p for p in normalize_batch(items, _extract).valid}
     assert by_id["a"].url == "https://acme.example/jobs/a"   # no url in the payload: the page it came from
     assert by_id["b"].url == "https://acme.example/b"        # the posting's own url wins
+
+
+def _dated(eid: str, posted: str, fetched_at: datetime | None) -> tuple[int, RawPosting]:
+    return (1, RawPosting("s", eid, "dated", {"title": "数据分析师", "location": "上海", "posted": posted},
+                          fetched_at=fetched_at))
+
+
+def _extract_dated(fmt: str, payload: dict) -> PostingFields:
+    return PostingFields(title=payload["title"], location=payload["location"], posted_at=payload["posted"])
+
+
+class _ClockMeta(type):
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, datetime)
+
+
+def _wall_clock(monkeypatch, at: datetime) -> None:
+    """Every module of the normalizer sees ``at`` as the wall clock (datetime.now)."""
+    import jobpipe.normalize.batch
+    import jobpipe.normalize.dates
+    import jobpipe.normalize.posting
+    import jobpipe.normalize.schema
+
+    class Clock(datetime, metaclass=_ClockMeta):  # type: ignore[misc]
+        @classmethod
+        def now(cls, tz=None):  # noqa: ANN001, ANN206
+            return at if tz is None else at.astimezone(tz)
+
+    for module in (jobpipe.normalize.batch, jobpipe.normalize.dates, jobpipe.normalize.posting, jobpipe.normalize.schema):
+        if hasattr(module, "datetime"):
+            monkeypatch.setattr(module, "datetime", Clock)
+
+
+def test_relative_dates_follow_the_fetch_time_not_the_clock_of_the_run(monkeypatch):
+    """The same stored payload normalized before and after Beijing midnight (16:00 UTC) -- the
+    first load, then a re-normalization -- gets the same posted date: that of its fetch."""
+    fetched = datetime(2026, 3, 10, 15, 40, tzinfo=timezone.utc)          # 23:40 in Beijing
+    items = [_dated("zh", "3天前", fetched), _dated("en", "3 days ago", fetched), _dated("today", "今天", fetched)]
+    posted = {}
+    for clock in (datetime(2026, 3, 10, 15, 50, tzinfo=timezone.utc), datetime(2026, 3, 10, 16, 10, tzinfo=timezone.utc),
+                  datetime(2026, 3, 14, 9, 0, tzinfo=timezone.utc)):
+        _wall_clock(monkeypatch, clock)
+        result = normalize_batch(items, _extract_dated)
+        assert result.rejected == []
+        posted[clock] = {p.external_id: p.posted_at for p in result.valid}
+    first, *later = posted.values()
+    assert all(run == first for run in later)
+    assert first == {"zh": datetime(2026, 3, 6, 16, tzinfo=timezone.utc),     # Beijing's 3-07, from 3-10 23:40
+                     "en": datetime(2026, 3, 7, tzinfo=timezone.utc),
+                     "today": datetime(2026, 3, 9, 16, tzinfo=timezone.utc)}
+
+
+def test_a_date_is_in_the_future_relative_to_its_fetch_not_to_the_run():
+    """A date after the fetch (beyond the tolerance) is rejected on every run, and a payload
+    fetched later may carry it: the verdict depends on the payload's fetch time only."""
+    early, late = datetime(2026, 3, 1, tzinfo=timezone.utc), datetime(2026, 3, 9, tzinfo=timezone.utc)
+    result = normalize_batch([_dated("early", "2026-03-08", early), _dated("late", "2026-03-08", late)],
+                             _extract_dated)
+    assert [p.external_id for p in result.valid] == ["late"]
+    assert [(r.external_id, r.failed_checks) for r in result.rejected] == [
+        ("early", ["posted_at:posted_at_not_in_future"])]
+
+
+def test_a_payload_without_a_fetch_time_is_rejected_not_anchored_on_the_clock():
+    result = normalize_batch([_dated("a", "3天前", None), _dated("b", "3天前", NOW)], _extract_dated)
+    assert [p.external_id for p in result.valid] == ["b"]
+    assert result.rejected[0].external_id == "a" and result.rejected[0].failed_checks[0].startswith("fetch_time_missing")

@@ -4,7 +4,7 @@ of the listing loads: file lines, API items, JSON-LD blocks, stored next to norm
 from __future__ import annotations
 
 import json
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 
 import psycopg
@@ -45,8 +45,7 @@ def test_quarantine_is_stored_with_the_fetch_and_survives_normalization(db: psyc
     assert summary.quarantine_sample[0].startswith("p.jsonl line 2: not JSON")
     snapshot = load_snapshot(db, "drop", DAY)
     assert snapshot is not None and snapshot.quarantined == 2
-    result = normalize_batch(snapshot.items, extract, fetch_id=snapshot.fetch_id,
-                             now=datetime(2026, 10, 1, tzinfo=timezone.utc))
+    result = normalize_batch(snapshot.items, extract, fetch_id=snapshot.fetch_id)
     write_normalized(db, "drop", DAY, result, dagster_run_id="run-1")   # rejects "b" (blank title)
     rows = load_quarantine(db, "drop", DAY)
     assert [(r["stage"], r["position"], r["external_id"]) for r in rows] == [
