@@ -76,11 +76,18 @@ def _parse_text(value: str, fetched: datetime) -> datetime | None:
     text = unicodedata.normalize("NFKC", value).strip()
     if not text:
         return None
+    absolute, moment = _absolute(text)
+    return moment if absolute else _relative(text, fetched)
+
+
+def _absolute(text: str) -> tuple[bool, datetime | None]:
+    """(True, the moment) when ``text`` is written as an absolute date (None if it is impossible);
+    (False, None) when it is not: it may then be a relative one."""
     if re.fullmatch(r"\d{9,13}(\.\d+)?", text):
-        return _from_epoch(float(text))
+        return True, _from_epoch(float(text))
     iso = text.replace("Z", "+00:00") if text.endswith("Z") else text
     try:
-        return _sane(_aware(datetime.fromisoformat(iso)))
+        return True, _sane(_aware(datetime.fromisoformat(iso)))
     except ValueError:
         pass
     chinese = bool(re.search(r"[\u4e00-\u9fff]", text))
@@ -89,10 +96,22 @@ def _parse_text(value: str, fetched: datetime) -> datetime | None:
         y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
         hh, mm, ss = int(m.group(4) or 0), int(m.group(5) or 0), int(m.group(6) or 0)
         try:
-            return _sane(_aware(datetime(y, mo, d, hh, mm, ss), _CHINA if chinese else timezone.utc))
+            return True, _sane(_aware(datetime(y, mo, d, hh, mm, ss), _CHINA if chinese else timezone.utc))
         except ValueError:
-            return None
-    return _relative(text, fetched)
+            return True, None
+    return False, None
+
+
+def anchored_on_fetch(value: str | int | float | datetime | date | None) -> bool:
+    """Whether ``value`` is a relative date ("3天前", "Posted Yesterday", "03-05"): one that names a
+    moment only together with the fetch time, so two fetches on different days read it as different
+    dates. Absolute dates, epochs and unreadable values are not."""
+    if not isinstance(value, str):
+        return False
+    text = unicodedata.normalize("NFKC", value).strip()
+    if not text or _absolute(text)[0]:
+        return False
+    return _relative(text, datetime(2000, 6, 15, 12, tzinfo=timezone.utc)) is not None
 
 
 #: A deadline stated as a bare day ("2026-12-02", "2026/12/2", "2026年12月2日"): no time of day.

@@ -4,14 +4,25 @@ Surrogate ids (job_id, raw_id, fetch_id, ...) and timestamps differ between two 
 ran the same work in another order; everything else must be equal. Rows referring to a job by
 id are keyed by the job's (source, external_id) instead; vectors are compared within float
 rounding (the same model on the same text, maybe in another process).
+
+A relative posting date ("3天前") names a day only together with its payload's fetch time, so two
+databases that fetched the same page on either side of midnight (Beijing's is 16:00 UTC) rightly
+hold dates a day apart. Such a value is compared as what it was read from -- the relative text --
+after checking that it is exactly that text resolved at its own payload's fetch time; the record
+hash that covers it likewise, and the listing fingerprint of its source (a digest of record hashes)
+by its count of postings. Every other value is compared as stored.
 """
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 import psycopg
+
+from jobpipe.normalize.dates import anchored_on_fetch, parse_date, parse_deadline
 
 #: table -> query returning comparable rows (already ordered).
 QUERIES: dict[str, str] = {
@@ -59,6 +70,60 @@ VECTOR_QUERIES: dict[str, str] = {
 }
 
 
+#: Tables whose rows carry a posting's dates: the position of the row's JSON object (which holds the
+#: dates, the content hash and maybe the record hash) and of its source and external id (None: in it).
+_DATED = {"normalized_postings": (0, None), "jobs": (0, None), "job_terms": (2, 0)}
+_NOT_RESOLVED = "not resolved at its fetch time"
+_ANCHORED_HASH = "(covers a fetch-anchored date)"
+
+
+def _fetch_anchored(conn: psycopg.Connection) -> dict[tuple[str, str, str], dict[str, tuple[str, datetime | None]]]:
+    """(source, external_id, content_hash) of each normalized row with a relative date -> its
+    fetch-anchored fields: the text and that text resolved at its payload's fetch time (the content
+    hash covers no date: it is the same on both sides)."""
+    from jobpipe.sources.extract import extract
+
+    out: dict[tuple[str, str, str], dict[str, tuple[str, datetime | None]]] = {}
+    for source, external_id, content_hash, format_, payload, fetched in conn.execute(
+            "SELECT n.source, n.external_id, n.content_hash, r.format, r.payload, r.first_fetched_at "
+            "FROM normalized_postings n JOIN raw_postings r USING (raw_id)"):
+        fields = extract(format_, payload)
+        anchored = {name: (str(text), parse(text, fetched_at=fetched))
+                    for name, text, parse in (("posted_at", fields.posted_at, parse_date),
+                                              ("valid_through", fields.valid_through, parse_deadline))
+                    if anchored_on_fetch(text)}
+        if anchored:
+            out[(source, external_id, content_hash)] = anchored
+    return out
+
+
+def _reanchored(rows: list[tuple], anchored: dict[tuple[str, str, str], dict[str, tuple[str, datetime | None]]],
+                at: int, ident: int | None) -> list[tuple]:
+    """Each fetch-anchored date as its text, once checked to be that text resolved at its fetch time."""
+    out = []
+    for row in rows:
+        values = dict(row[at])
+        source, external_id = (values["source"], values["external_id"]) if ident is None else row[ident:ident + 2]
+        dates = anchored.get((source, external_id, values["content_hash"]))
+        if dates:
+            for name, (text, expected) in dates.items():
+                stored = datetime.fromisoformat(values[name]) if values.get(name) else None
+                values[name] = (f"{text!r} at its fetch time" if stored == expected
+                                else f"{text!r} {_NOT_RESOLVED}: {stored}")
+            if "record_hash" in values:
+                values["record_hash"] = _ANCHORED_HASH
+            row = (*row[:at], values, *row[at + 1:])
+        out.append(row)
+    return sorted(out, key=lambda r: json.dumps(r, sort_keys=True, default=str, ensure_ascii=False))
+
+
+def _fingerprints(rows: list[tuple], anchored: dict[tuple[str, str, str], dict[str, Any]]) -> list[tuple]:
+    """A listing's fingerprint digests its postings' record hashes: for a source with a relative date,
+    only its count of postings is comparable."""
+    sources = {source for source, _, _ in anchored}
+    return [(r[0], _ANCHORED_HASH, r[2], None, None) if r[0] in sources else r for r in rows]
+
+
 def snapshot(url: str) -> dict[str, Any]:
     from jobpipe.db import connect
 
@@ -66,6 +131,10 @@ def snapshot(url: str) -> dict[str, Any]:
     with connect(url) as conn:
         for name, query in QUERIES.items():
             out[name] = [tuple(row) for row in conn.execute(query)]
+        anchored = _fetch_anchored(conn)
+        for name, (at, ident) in _DATED.items():
+            out[name] = _reanchored(out[name], anchored, at, ident)
+        out["listing_fingerprints"] = _fingerprints(out["listing_fingerprints"], anchored)
         for name, query in VECTOR_QUERIES.items():
             out[name] = {key: np.asarray(vec.to_numpy() if hasattr(vec, "to_numpy") else vec, dtype=np.float32)
                          for key, vec in conn.execute(query)}
@@ -75,6 +144,10 @@ def snapshot(url: str) -> dict[str, Any]:
 def differences(a: dict[str, Any], b: dict[str, Any], atol: float = 1e-4) -> list[str]:
     """Human-readable differences between two snapshots (empty when they are the same)."""
     problems = []
+    for side, snap in (("left", a), ("right", b)):
+        wrong = [r for name in _DATED for r in snap[name] if _NOT_RESOLVED in json.dumps(r, default=str)]
+        if wrong:
+            problems.append(f"{side}: {len(wrong)} relative dates not resolved at their fetch time, e.g. {wrong[:1]}")
     for name in QUERIES:
         if a[name] != b[name]:
             only_a = [r for r in a[name] if r not in b[name]][:2]

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobpipe.normalize.dates import parse_date, parse_deadline
+from jobpipe.normalize.dates import anchored_on_fetch, parse_date, parse_deadline
 
 FETCHED = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 UTC = timezone.utc
@@ -85,3 +85,17 @@ def test_never_crashes_and_always_aware_utc(value):
 ])
 def test_a_deadline_given_as_a_day_lasts_through_that_day(value, expected):
     assert parse_deadline(value, fetched_at=FETCHED) == expected
+
+
+@pytest.mark.parametrize(("value", "anchored"), [
+    ("3天前", True), ("3 days ago", True), ("Posted Yesterday", True), ("今天 09:15", True), ("03-05", True),
+    ("Just posted", True), ("2 hours ago", True),
+    ("2021-04-01", False), ("2021年4月1日", False), ("1617278400000", False), (1617278400, False),
+    (date(2024, 5, 6), False), ("garbage", False), ("", False), (None, False), ("2021-13-45", False),
+])
+def test_anchored_on_fetch_tells_relative_dates(value, anchored):
+    """Exactly the values whose date moves with the fetch time are anchored on it."""
+    assert anchored_on_fetch(value) is anchored
+    other = FETCHED + timedelta(days=400)   # another day and another year (a month-day takes the year)
+    moves = parse_date(value, fetched_at=FETCHED) != parse_date(value, fetched_at=other)
+    assert moves is anchored

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 from jobpipe.models import NormalizedPosting, PostingFields, RawPosting, Salary
 from jobpipe.normalize import normalize_batch, normalize_posting, validate_postings
+from jobpipe_tests.clock import set_wall_clock
 
 NOW = datetime(2026, 3, 10, tzinfo=timezone.utc)
 
@@ -94,11 +95,6 @@ def _extract_dated(fmt: str, payload: dict) -> PostingFields:
     return PostingFields(title=payload["title"], location=payload["location"], posted_at=payload["posted"])
 
 
-class _ClockMeta(type):
-    def __instancecheck__(cls, obj: object) -> bool:
-        return isinstance(obj, datetime)
-
-
 def _wall_clock(monkeypatch, at: datetime) -> None:
     """Every module of the normalizer sees ``at`` as the wall clock (datetime.now)."""
     import jobpipe.normalize.batch
@@ -106,14 +102,8 @@ def _wall_clock(monkeypatch, at: datetime) -> None:
     import jobpipe.normalize.posting
     import jobpipe.normalize.schema
 
-    class Clock(datetime, metaclass=_ClockMeta):  # type: ignore[misc]
-        @classmethod
-        def now(cls, tz=None):  # noqa: ANN001, ANN206
-            return at if tz is None else at.astimezone(tz)
-
-    for module in (jobpipe.normalize.batch, jobpipe.normalize.dates, jobpipe.normalize.posting, jobpipe.normalize.schema):
-        if hasattr(module, "datetime"):
-            monkeypatch.setattr(module, "datetime", Clock)
+    set_wall_clock(monkeypatch, at, jobpipe.normalize.batch, jobpipe.normalize.dates, jobpipe.normalize.posting,
+                   jobpipe.normalize.schema)
 
 
 def test_relative_dates_follow_the_fetch_time_not_the_clock_of_the_run(monkeypatch):
