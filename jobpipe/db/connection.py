@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from pgvector.psycopg import register_vector
@@ -107,6 +107,23 @@ def database_url(settings: Settings | None = None) -> str:
     url = with_database(server.start(settings), EMBEDDED_DATABASE)
     ensure_database(url)
     return url
+
+
+def running_database_url(settings: Settings | None = None) -> str | None:
+    """The URL of jobpipe's database when it can be reached without starting anything: the
+    configured one, or the embedded server's when it already runs; otherwise None.
+
+    For what merely reads the database when it is there (the code location's partition start):
+    loading or validating the Dagster definitions must never start a server or create a data
+    directory (``dagster definitions validate`` in an image build would leave one running).
+    """
+    settings = settings or get_settings()
+    if settings.database_url:
+        return settings.database_url
+    state = server.status(settings)
+    if not state.running or not state.socket_dir:
+        return None
+    return f"postgresql://postgres:@/{EMBEDDED_DATABASE}?host={quote(state.socket_dir, safe='/')}"
 
 
 def dagster_database_url(settings: Settings | None = None) -> str:

@@ -20,7 +20,7 @@ import psycopg
 from dagster import DailyPartitionsDefinition, DynamicPartitionsDefinition, MultiPartitionKey, MultiPartitionsDefinition
 
 from jobpipe.config import get_settings
-from jobpipe.db.connection import database_url
+from jobpipe.db.connection import running_database_url
 from jobpipe.pipeline.ingest import partition_today as today  # noqa: F401  (re-exported: the partition day of "now")
 from jobpipe.sources.snapshots import first_fetch_day
 
@@ -36,18 +36,24 @@ def partitions_start() -> date:
     whose fetch runs were pruned cannot be replayed, and every day shown costs the UI and the
     daemon work for each source (bench/bench_partitions.py). Before any fetch: today.
 
-    Read when the code location loads (a long-lived code server keeps it until reloaded).
-    Reading the first fetch may start the embedded server, as any run would; a database that
-    cannot be read gives today, with a warning, so the UI still loads.
+    Read when the code location loads (a long-lived code server keeps it until reloaded), and
+    only from a database that is there: loading the definitions never starts the embedded server
+    (``dagster definitions validate`` in an image build would leave one running). The webserver
+    and the daemon keep their instance on that server, so it runs when they load the location;
+    with no server running, or a database that cannot be read (with a warning), it is today, so
+    the definitions still load.
     """
     settings = get_settings()
     if settings.partitions_start is not None:
         return settings.partitions_start
+    url = running_database_url(settings)
+    if url is None:
+        return today()
     try:
-        with psycopg.connect(database_url(settings), connect_timeout=5) as conn:
+        with psycopg.connect(url, connect_timeout=5) as conn:
             first = first_fetch_day(conn)
-    except Exception as exc:  # an unmigrated database has no fetch_runs yet: nothing fetched
-        if "fetch_runs" not in str(exc):
+    except Exception as exc:  # an unmigrated (or not yet created) database: nothing fetched
+        if "fetch_runs" not in str(exc) and "does not exist" not in str(exc):
             log.warning("daily partitions start today: the first fetch could not be read (%s)",
                         " ".join(str(exc).split()))
         first = None

@@ -167,3 +167,39 @@ def test_the_nightly_ticks_requests_are_the_ones_dagster_would_resolve(tmp_path:
             assert {k: v for k, v in request.tags.items() if k not in ("jobpipe/source", "dagster/schedule_name")} \
                 == dict(by_dagster.tags)
             assert request.tags["dagster/partition/source"] == request.tags["jobpipe/source"]
+
+
+def _postgres_serving(pgdata: Path) -> list[int]:
+    """Pids of postgres processes whose data directory is ``pgdata``."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if cmdline and cmdline[0].endswith(b"postgres") and str(pgdata).encode() in cmdline:
+            pids.append(int(proc.name))
+    return pids
+
+
+def test_loading_the_definitions_starts_no_database(tmp_path: Path):
+    """What the image build does (deploy/install.sh: ``dagster definitions validate``) with the
+    embedded database the default and not running: the definitions load, and no server is started
+    nor any data directory created. Resources connect when a run starts, not when code loads."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DAGSTER_", "JOBPIPE_"))}
+    script = ("from jobpipe.orchestration.definitions import defs\n"
+              "from jobpipe.orchestration.partitions import daily_partitions, today\n"
+              "defs.resolve_asset_graph(); defs.resolve_job_def('ingest_job')\n"
+              "assert daily_partitions.start.date() == today(), daily_partitions.start\n")
+    try:
+        proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300, env={**env, "JOBPIPE_HOME": str(home), "DAGSTER_HOME": str(tmp_path)})
+        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        assert not (home / "pgdata").exists() and list(home.iterdir()) == []
+        assert _postgres_serving(home / "pgdata") == []
+    finally:
+        if (home / "pgdata").exists():   # a regression: stop what it started
+            subprocess.run([sys.executable, "-m", "jobpipe.cli", "db", "stop"], env={**env, "JOBPIPE_HOME": str(home)},
+                           capture_output=True, timeout=60)

@@ -97,3 +97,28 @@ def test_backfilling_a_day_without_snapshot_says_which_days_can_be_replayed(
     d5, d4, d2 = (today() - timedelta(days=n) for n in (5, 4, 2))
     assert f"no raw snapshot of source 'acme' for {missing}" in text
     assert f"can be replayed: {d5} to {d4}, {d2} (3 days)" in text
+
+
+def test_the_start_is_read_only_from_a_database_that_is_there(db: psycopg.Connection, tmp_path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The embedded server is read when it runs (here: this session's) and never started."""
+    from jobpipe.config import get_settings
+    from jobpipe.db import server
+    from jobpipe.db.connection import database_name, running_database_url
+
+    monkeypatch.delenv("JOBPIPE_PARTITIONS_START", raising=False)
+    session_url = get_settings().database_url
+    assert session_url is not None
+    assert running_database_url() == session_url                      # configured: as it is
+    # the embedded default, running: its URL reaches it
+    monkeypatch.delenv("JOBPIPE_DATABASE_URL")
+    if server.status().running:
+        url = running_database_url()
+        assert url is not None and database_name(url) == "jobpipe"
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT 1").fetchone() == (1,)
+    # the embedded default in an empty home: nothing to read, nothing started or created
+    monkeypatch.setenv("JOBPIPE_HOME", str(tmp_path / "home"))
+    assert running_database_url() is None
+    assert partitions_start() == today()
+    assert not (tmp_path / "home").exists()
