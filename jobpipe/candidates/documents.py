@@ -23,7 +23,7 @@ from docx.opc.exceptions import PackageNotFoundError
 from pypdf import PasswordType, PdfReader
 from pypdf.errors import FileNotDecryptedError, PdfReadError
 
-from jobpipe.normalize.text import clean_text
+from jobpipe.normalize.text import INVISIBLE, clean_text
 
 #: Formats a drop folder (and the CLI and the upload endpoint) read.
 SUFFIXES = (".txt", ".md", ".json", ".pdf", ".docx")
@@ -74,8 +74,6 @@ def _decode(data: bytes) -> str:
     raise UnreadableResume("not valid UTF-8, UTF-16 or GB18030 text")
 
 
-#: Invisible characters (zero-width, bidi controls, BOM, soft hyphen) and C0/C1 controls but tab and newline.
-_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\u00ad]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 #: UTF-8 bytes read as cp1252 ("NaÃ¯ve", "â€™"): a lead byte's character and one to three continuation ones.
 _MOJIBAKE = re.compile("[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6"
                        "\u02dc\u2013\u2014\u2018\u2019\u201a\u201c\u201d\u201e\u2020\u2021\u2022\u2026\u2030"
@@ -93,7 +91,7 @@ def _repair(match: re.Match[str]) -> str:
 
 def _finish(text: str, *, markup: bool) -> tuple[str, bool]:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _INVISIBLE.sub("", _MOJIBAKE.sub(_repair, text))
+    text = INVISIBLE.sub("", _MOJIBAKE.sub(_repair, text))
     if markup:
         text = clean_text(text)   # markdown or HTML to text, the normalizer's way
     else:

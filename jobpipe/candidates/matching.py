@@ -114,9 +114,23 @@ def _feature(row: dict[str, Any], nice: Iterable[str]) -> JobFeature:
     )
 
 
+#: Between a posting's source and its external id in its identity (the unit separator, U+001F).
+_IDENTITY_SEPARATOR = "\x1f"
+
+
 def posting_identity(source: str, external_id: str) -> str:
-    """The tie-break key of equal scores (``JobFeature.identity``), in Python and in SQL alike."""
-    return f"{source}\x1f{external_id}"
+    """The tie-break key of equal scores (``JobFeature.identity``); :func:`posting_identity_sql` is
+    the same key computed by the database."""
+    return f"{source}{_IDENTITY_SEPARATOR}{external_id}"
+
+
+def posting_identity_sql(alias: str) -> str:
+    """:func:`posting_identity` as a SQL expression over the ``source`` and ``external_id`` of the
+    table aliased ``alias``: the same string, ordered as Python orders it (``COLLATE "C"``: code point
+    order, whatever the database's collation)."""
+    if not alias.isidentifier():
+        raise ValueError(f"not a table alias: {alias!r}")
+    return f'({alias}.source || chr({ord(_IDENTITY_SEPARATOR)}) || {alias}.external_id) COLLATE "C"'
 
 
 class JobFeatures:
@@ -209,7 +223,7 @@ def calibrate(conn: psycopg.Connection, model: ActiveModel, *, store: bool = Tru
         # sampled by the posting's identity, not its job_id: ids are assigned in arrival order, which
         # differs between two databases holding the same postings (parallel runs), and so would
         # their scales and every score
-        "WHERE e.model = %s AND j.closed_at IS NULL ORDER BY md5(j.source || chr(31) || j.external_id) LIMIT 400",
+        f"WHERE e.model = %s AND j.closed_at IS NULL ORDER BY md5({posting_identity_sql('j')}) LIMIT 400",
         (model.model,))]
     if len(vectors) < 10:
         floor = float(row[0]) if row is not None else 0.0
@@ -526,7 +540,7 @@ def _merge_many(conn: psycopg.Connection, model: str, merges: list[tuple[Prepare
     existing: dict[str, list[tuple[int, float, str | None, str]]] = {cid: [] for cid in ids}
     with conn.cursor(binary=True) as cur:
         for cid, job_id, score, key, identity in cur.execute(
-                "SELECT m.candidate_id, m.job_id, m.score, m.dedupe_key, j.source || chr(31) || j.external_id "
+                f"SELECT m.candidate_id, m.job_id, m.score, m.dedupe_key, {posting_identity_sql('j')} "
                 "FROM candidate_matches m JOIN jobs j USING (job_id) WHERE m.candidate_id = ANY(%s)", (ids,)):
             existing[cid].append((job_id, float(score), key, identity))
     drops: list[tuple[str, int]] = []

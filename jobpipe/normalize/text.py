@@ -23,8 +23,9 @@ _BLOCK_TAGS = frozenset(
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template", "head", "svg", "iframe"})
 _HTML_HINT = re.compile(r"<\s*/?\s*(p|div|br|li|ul|ol|h[1-6]|span|strong|b|i|em|a|table|tr|td|section|font)\b[^>]*>", re.I)
 _ESCAPED_HTML_HINT = re.compile(r"&lt;\s*/?\s*(p|div|br|li|ul|ol|h[1-6]|span|strong|b|em|a)\b", re.I)
-# Zero-width and bidi controls, BOM, soft hyphen; C0/C1 controls except \n and \t.
-_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\u00ad]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Zero-width and bidi controls, BOM, soft hyphen; C0/C1 controls except \n and \t (what every
+#: text jobpipe reads, postings and resumes alike, is cleaned of).
+INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\u00ad]|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _MOJIBAKE_HINT = re.compile(r"[\u00c0-\u00ff][\u0080-\u00ff]|[ÃÂÅÆÐÑÒÓÔÕÖ×ØÙÚÛÜÝÞßàáâãäåæçèéêëìíîïðñòóôõö÷øùúûüýþÿ]{2}")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN_RUN = re.compile(r"[A-Za-z]+")
@@ -266,10 +267,10 @@ def clean_text(raw: str | None) -> str:
     text = html.unescape(text) if "&" in text else text
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
-        text = _INVISIBLE.sub("", text)
+        text = INVISIBLE.sub("", text)
         text = text.replace("\u2028", "\n").replace("\u2029", "\n\n").replace("\u00a0", " ").replace("\u3000", " ")
     elif len(text.encode("ascii").translate(None, _ASCII_CONTROLS)) != len(text):
-        text = _INVISIBLE.sub("", text)
+        text = INVISIBLE.sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if _has_markdown_char(text) or _MARKDOWN_HINT.first(text) >= 0:

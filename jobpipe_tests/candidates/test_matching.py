@@ -355,3 +355,37 @@ def test_the_scales_depend_on_the_postings_not_on_the_order_they_arrived_in(db):
     (first_id, first), (second_id, second) = scales
     assert first_id != second_id                       # the same posting got another id
     assert (first.floor, first.ceiling) == (second.floor, second.ceiling)
+
+
+#: (source, external_id) pairs that tell the forms apart if anything differs: non-ASCII (CJK,
+#: accents composed and not, astral emoji, Latin-1), empty parts, the separator and its
+#: neighbours inside a part, case, and prefixes of one another.
+_TRICKY_IDS = [
+    ("greenhouse", "123"), ("greenhouse", "1234"), ("greenhouse", "12"), ("Greenhouse", "123"),
+    ("智联", "岗位-1"), ("智联", "岗位-10"), ("bili", "é"), ("bili", "e\u0301"), ("bili", "😀"), ("bili", "\uffff"),
+    ("bili", "ÿ"), ("", "x"), ("x", ""), ("", ""), ("a\x1fb", "c"), ("a", "b\x1fc"), ("a", "\x1e"), ("a", "\x20"),
+    ("a b", "c"), ("a", "B"), ("a", "b"), ("Z", "a"),
+]
+
+
+def test_posting_identity_is_one_string_in_python_and_sql_and_sorts_alike(db):
+    """The SQL declaration of the tie-break identity gives Python's string for every id, and the
+    database orders identities as Python does (equal scores rank alike in both)."""
+    from jobpipe.candidates.matching import posting_identity, posting_identity_sql
+
+    # columns in a linguistic collation, as an operator's server may default to (en_US.UTF-8 ...):
+    # the identity still sorts by code point, as Python's strings do
+    db.execute('CREATE TEMP TABLE j (n int, source text COLLATE "unicode", external_id text COLLATE "unicode")')
+    with db.cursor().copy("COPY j (n, source, external_id) FROM STDIN") as copy:
+        for n, (source, external_id) in enumerate(_TRICKY_IDS):
+            copy.write_row((n, source, external_id))
+    rows = db.execute(f"SELECT n, {posting_identity_sql('j')} FROM j ORDER BY n").fetchall()
+    assert [identity for _, identity in rows] == [posting_identity(s, e) for s, e in _TRICKY_IDS]
+    in_sql = [n for (n,) in db.execute(f"SELECT n FROM j ORDER BY {posting_identity_sql('j')}, n")]
+    assert in_sql == sorted(range(len(_TRICKY_IDS)), key=lambda n: (posting_identity(*_TRICKY_IDS[n]), n))
+    # the sample of calibration (md5 of the identity) is that of the Python string's UTF-8 bytes
+    import hashlib
+    md5 = dict(db.execute(f"SELECT n, md5({posting_identity_sql('j')}) FROM j").fetchall())
+    assert md5 == {n: hashlib.md5(posting_identity(s, e).encode()).hexdigest() for n, (s, e) in enumerate(_TRICKY_IDS)}
+    with pytest.raises(ValueError):
+        posting_identity_sql("j; DROP TABLE jobs")

@@ -14,14 +14,14 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jobpipe.normalize.text import _INVISIBLE, _language_by_runs, clean_text, detect_language
+from jobpipe.normalize.text import INVISIBLE, _language_by_runs, clean_text, detect_language
 
 _SPACES = re.compile(r"[ \t\f\v]{2,}|[\t\f\v]")
 
 
 def _layout_reference(raw: str) -> str:
     """clean_text's whitespace and line handling as first written: regex always, then a line loop."""
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFC", raw)).replace("\u3000", " ")
+    text = INVISIBLE.sub("", unicodedata.normalize("NFC", raw)).replace("\u3000", " ")
     text = _SPACES.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n"))
     out: list[str] = []
     blank = False
