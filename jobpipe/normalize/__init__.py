@@ -29,7 +29,7 @@ if TYPE_CHECKING:   # for type checkers; at run time __getattr__ imports each on
         validate_postings,
     )
     from jobpipe.normalize.serialize import posting_to_dict
-    from jobpipe.normalize.skills import canonical_skill, extract_skills
+    from jobpipe.normalize.skills import canonical_skill, extract_skills, skill_synonyms
     from jobpipe.normalize.store import (
         DEFAULT_REJECT_THRESHOLD,
         NormalizeCounts,
@@ -62,6 +62,7 @@ _LAZY = {
     "validate_postings": "jobpipe.normalize.schema",
     "posting_to_dict": "jobpipe.normalize.serialize",
     "canonical_skill": "jobpipe.normalize.skills", "extract_skills": "jobpipe.normalize.skills",
+    "skill_synonyms": "jobpipe.normalize.skills",
     "DEFAULT_REJECT_THRESHOLD": "jobpipe.normalize.store",
     "NormalizeCounts": "jobpipe.normalize.store",
     "NotNormalizedError": "jobpipe.normalize.store",
@@ -83,5 +84,5 @@ __all__ = [
     "city_aliases", "clean_text", "detect_language", "extract_skills", "known_cities", "load_normalized",
     "load_quarantine", "normalize_batch", "normalize_posting", "parse_date", "parse_degree", "parse_experience",
     "parse_job_type", "parse_salary", "parse_seniority", "posting_to_dict", "reject_rates", "resolve_city",
-    "resolve_locations", "sources_over_threshold", "validate_postings", "write_normalized",
+    "resolve_locations", "skill_synonyms", "sources_over_threshold", "validate_postings", "write_normalized",
 ]

@@ -133,6 +133,32 @@ def canonical_skill(name: str | None) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def skill_synonyms() -> dict[str, tuple[str, ...]]:
+    """canonical skill -> the names that always mean it, lower-cased, canonical name first.
+
+    What search expands a query word with (Chinese and English names of one skill: 智能合约 and
+    smart contract, 测试 and QA). Left out are names that mean the skill only in some spelling or
+    context (``=Go``, ``~R``: as a lower-case word they are ordinary words), the canonical name of
+    a ``!self`` skill (an ordinary word itself: Growth, Agile), and Latin names of one or two
+    letters (ts, py), which collide with unrelated abbreviations.
+    """
+    with open(DATA_FILE, encoding="utf-8") as f:
+        data = yaml.load(f, Loader=_Loader)
+    out: dict[str, tuple[str, ...]] = {}
+    for category, skills in data.items():
+        if category in ("not_skills", "job_functions"):
+            continue
+        for canonical, aliases in (skills or {}).items():
+            names = [str(a) for a in aliases or []]
+            strict_self = "!self" in names or any(a[1:] == str(canonical) for a in names if a[:1] in "=~")
+            kept = ([] if strict_self else [str(canonical)]) + [a for a in names if a[:1] not in "=~!"]
+            folded = [_key(a) for a in kept if _CJK.search(a) or len(_key(a)) > 2]
+            if folded:
+                out[str(canonical)] = tuple(dict.fromkeys(folded))
+    return out
+
+
 def skill_category(canonical: str) -> str | None:
     return _taxonomy().categories.get(canonical)
 

@@ -22,7 +22,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 
-from jobpipe.search.resolve import bilingual_city_names, canonical_skill, city_aliases, resolve_city
+from jobpipe.search.resolve import bilingual_city_names, canonical_skill, city_aliases, resolve_city, skill_synonyms
 from jobpipe.search.translate import chinese_for, english_for
 from jobpipe.search.types import SearchFilters
 from jobpipe.text.tokenize import tokenize
@@ -32,6 +32,8 @@ TRANSLATION_WEIGHT = 0.7
 VARIANT_WEIGHT = 0.9
 #: Translations from the general dictionary (CC-CEDICT): broader than the curated job terms.
 DICTIONARY_WEIGHT = 0.6
+#: Whether the skill taxonomy's synonyms join the term groups (see ``_term_groups``; off only to measure).
+SKILL_GROUPS = True
 #: Latin phrases of up to this many words are looked up in the dictionary as one term.
 MAX_PHRASE_WORDS = 3
 #: A Chinese query word that is part of a longer query word ("科学家" in "数据科学家", which
@@ -88,9 +90,13 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower()
 
 
-@functools.lru_cache(maxsize=1)
-def _term_groups() -> dict[str, tuple[str, ...]]:
-    """term -> every term of its group (job vocabulary + city names in both languages)."""
+@functools.lru_cache(maxsize=2)
+def _term_groups(skills: bool = True) -> dict[str, tuple[str, ...]]:
+    """term -> every term of its group (job vocabulary + city names in both languages + skill names).
+
+    ``skills=False``: without the skill taxonomy's groups. A skill's names are broader than a
+    translation (猎头 is one name of Recruiting), so they never stand in for the dictionary's senses.
+    """
     text = resources.files("jobpipe.search").joinpath("data/job_terms.txt").read_text(encoding="utf-8")
     groups: list[list[str]] = []
     for line in text.splitlines():
@@ -101,6 +107,10 @@ def _term_groups() -> dict[str, tuple[str, ...]]:
     for alias, city in bilingual_city_names().items():
         by_city.setdefault(city, [city.lower()]).append(alias)
     groups.extend(by_city.values())
+    if skills and SKILL_GROUPS:
+        # The skill taxonomy's names of one skill, in both languages (智能合约 | smart contract,
+        # 前端 | frontend): the normalizer tags postings with them, so they are the same concept.
+        groups.extend(list(names) for names in skill_synonyms().values() if len(names) > 1)
     index: dict[str, set[str]] = {}
     for group in groups:
         for term in group:
@@ -283,7 +293,7 @@ def _add_translations(concept: Concept, token: str) -> None:
                 concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
                 known.add(word)
         return
-    if len(known) > 1 and any(t != token for t in _term_groups().get(token, ())):
+    if len(known) > 1 and any(t != token for t in _term_groups(skills=False).get(token, ())):
         return
     for word in _translations(token):
         if word not in known:
@@ -359,6 +369,13 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
             known.add(term)
         widened.alternatives.extend(Alternative(t, TRANSLATION_WEIGHT) for t in others if t not in known)
     _drop_part_translations(concepts)
+    for concept in concepts:
+        # One lookup per distinct word: a skill's canonical name can also be in its term group.
+        best: dict[str, Alternative] = {}
+        for alt in concept.alternatives:
+            if alt.text not in best or alt.weight > best[alt.text].weight:
+                best[alt.text] = alt
+        concept.alternatives = [best[t] for t in dict.fromkeys(a.text for a in concept.alternatives)]
     return concepts
 
 

@@ -37,6 +37,11 @@ def canonical_skill(name: str) -> str | None:
     return normalize.canonical_skill(name) if name.strip() else None
 
 
+def skill_synonyms() -> dict[str, tuple[str, ...]]:
+    """Canonical skill -> the names that always mean it, folded (the normalizer's taxonomy)."""
+    return normalize.skill_synonyms()
+
+
 @functools.lru_cache(maxsize=1)
 def bilingual_city_names() -> dict[str, str]:
     """Folded name -> canonical city, for the cities the table names in Chinese as well as English.

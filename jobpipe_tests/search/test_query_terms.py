@@ -79,3 +79,37 @@ def test_an_english_word_is_also_looked_up_in_its_other_number_spelled_as_englis
     for word, made_up in {"nucleus": "nucleu", "satisfied": "satisfieds", "various": "variou",
                           "status": "statu", "careful": "carefuls"}.items():
         assert made_up not in _alternatives(f"{word} manager", word)
+
+
+def test_a_skill_word_also_searches_the_taxonomy_names_of_that_skill_in_both_languages():
+    # 性能测试 and "load testing" are one skill of the normalizer's taxonomy, not a curated job term
+    assert "load testing" in _alternatives("性能测试", "性能测试")
+    assert "performance testing" in _alternatives("性能测试", "性能测试")
+    assert "性能测试" in _alternatives("load testing engineer", "load testing")
+    # a phrase jieba splits is still found as the taxonomy's name
+    assert "frontend" in _alternatives("web前端 兼职", "web前端")
+
+
+def test_skill_names_that_need_their_spelling_or_context_are_not_expanded_to():
+    from jobpipe.normalize.skills import skill_synonyms
+
+    names = skill_synonyms()
+    assert "go" not in names.get("Go", ())          # "=Go": lower-case "go" is an English word
+    assert "r" not in names.get("R", ("r",))[1:] and "assembly" not in names["Assembly"]   # ~R, !self
+    assert all(len(n) > 2 or any("\u3400" <= ch <= "\u9fff" for ch in n) for group in names.values() for n in group)
+    # a word is looked up once per concept, at its best weight
+    texts = [a.text for a in query_concepts("测试")[0].alternatives]
+    assert len(texts) == len(set(texts))
+
+
+def test_a_chinese_skill_query_finds_the_english_posting_named_by_the_taxonomy(db):
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import insert_job
+
+    target = insert_job(db, "en", "Load Testing Engineer", cities=["Berlin"],
+                        description="Run load testing and stress testing of our APIs.")
+    insert_job(db, "en2", "Backend Engineer", cities=["Berlin"], description="Build APIs in Go.")
+    insert_job(db, "en3", "Performance Marketing Manager", cities=["Berlin"], description="Run paid campaigns.")
+    db.commit()
+    response = search(db, "性能测试工程师", mode="keyword")
+    assert response.results and response.results[0].job_id == target
