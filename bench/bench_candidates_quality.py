@@ -15,7 +15,8 @@
    Per category, precision@10 of the matches whose posting belongs to that occupation, by the
    labels in bench/labels/resume_category_postings.jsonl (written by hand for this bench:
    category, posting id, relevant, reason). All three methods show one posting per duplicate
-   group. ``--pool FILE`` writes the top-10 postings of every method that have no label yet,
+   group. A diagnostic line beside them (not a baseline): the ranking by jobpipe's semantic part
+   alone, its stored candidate vectors against the job vectors. ``--pool FILE`` writes the top-10 postings of every method that have no label yet,
    to be judged and added to the labels file.
 
 Held out: the weights and choices of the match score were developed looking only at the dev
@@ -280,6 +281,12 @@ def _collapse(ids: list[int], dedupe: dict[int, str | None], k: int) -> list[int
     return out
 
 
+#: A diagnostic, not a baseline: jobpipe's semantic part alone (the stored candidate vector, of its
+#: embedding text, against the job vectors), to tell the candidate text's share of a loss from the
+#: other parts'.
+SEMANTIC_ALONE = "semantic part alone"
+
+
 def bench_eval(per_category: int, pool_file: Path | None) -> dict[str, Any]:
     from search_eval_loader import build_vector_index, load_eval_corpus
 
@@ -309,12 +316,17 @@ def bench_eval(per_category: int, pool_file: Path | None) -> dict[str, Any]:
         doc_ids = sorted(docs)
         bm25 = BM25([docs[j] for j in doc_ids])
         raw = model.embed_documents([text for _, text in resumes.values()])
-        top: dict[str, dict[str, list[str]]] = {"jobpipe": {}, "vector-only": {}, "bm25": {}}
+        own = {cid: np.asarray(v.to_numpy() if hasattr(v, "to_numpy") else v, np.float32) for cid, v in conn.execute(
+            "SELECT candidate_id, embedding FROM candidate_embeddings WHERE model = %s", (model.model,))}
+        top: dict[str, dict[str, list[str]]] = {"jobpipe": {}, "vector-only": {}, "bm25": {}, SEMANTIC_ALONE: {}}
         for (cid, (_cat, text)), vector in zip(resumes.items(), raw):
             top["jobpipe"][cid] = [eval_id[r.job_id] for r in read_matches(conn, cid, top_k=10).results]
             sims = matrix @ (vector / np.linalg.norm(vector))
             top["vector-only"][cid] = [eval_id[j] for j in _collapse([ids[i] for i in np.argsort(-sims)[:200]],
                                                                      dedupe, 10)]
+            sims = matrix @ (own[cid] / np.linalg.norm(own[cid]))
+            top[SEMANTIC_ALONE][cid] = [eval_id[j] for j in _collapse([ids[i] for i in np.argsort(-sims)[:200]],
+                                                                      dedupe, 10)]
             scores = bm25.scores(text)
             top["bm25"][cid] = [eval_id[j] for j in _collapse([doc_ids[i] for i in np.argsort(-scores)[:200]],
                                                               dedupe, 10)]
@@ -385,8 +397,10 @@ def main(argv: list[str] | None = None) -> int:
                 for r in rows)
             print(f"{'':<38}jobpipe against the best baseline: {wins['win']} won, {wins['tie']} tied, "
                   f"{wins['loss']} lost")
+            print(f"{'':<38}{SEMANTIC_ALONE} (diagnostic): "
+                  f"{np.mean([r.get(SEMANTIC_ALONE, 0.0) for r in rows]):.3f}")
         print("unjudged results in the top 10 (counted as not relevant): "
-              + ", ".join(f"{m} {e['unjudged'].get(m, 0)}" for m in methods)
+              + ", ".join(f"{m} {e['unjudged'].get(m, 0)}" for m in (*methods, SEMANTIC_ALONE))
               + (f"; {e['pool']} written to {args.pool}" if args.pool else ""))
     return 0
 

@@ -31,7 +31,7 @@ from jobpipe.candidates.documents import (
     file_hash,
     read_bytes,
 )
-from jobpipe.candidates.parse import PARSER_VERSION, parse_resume
+from jobpipe.candidates.parse import parse_resume, parser_version
 from jobpipe.candidates.preferences import CandidatePreferences
 from jobpipe.candidates.store import (
     CandidateRecord,
@@ -189,7 +189,7 @@ def sync_folder(conn: psycopg.Connection, folder: Path | str, *,
         present.add(entry.source_file)
         old = stored.get(entry.source_file)
         if old is not None and old["file_size"] == entry.size and old["file_mtime_ns"] == entry.mtime_ns \
-                and old["parser_version"] == PARSER_VERSION:
+                and old["parser_version"] == parser_version():
             result.unchanged += 1
             continue
         stat: _FileStat = {"file_size": entry.size, "file_mtime_ns": entry.mtime_ns}
@@ -201,7 +201,7 @@ def sync_folder(conn: psycopg.Connection, folder: Path | str, *,
             continue
         digest = file_hash(data + b"\0" + (side or b""))
         stat["file_hash"] = digest
-        if old is not None and old["file_hash"] == digest and old["parser_version"] == PARSER_VERSION:
+        if old is not None and old["file_hash"] == digest and old["parser_version"] == parser_version():
             conn.execute("UPDATE candidates SET file_size = %s, file_mtime_ns = %s WHERE source_file = %s",
                          (entry.size, entry.mtime_ns, entry.source_file))
             result.unchanged += 1

@@ -14,21 +14,38 @@ kept. A profile is a hint for ranking: only explicit preferences ever hide a job
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date
 
 from jobpipe.candidates.models import CandidateProfile, SkillEvidence, WorkPeriod
 from jobpipe.candidates.redact import Redaction, redact
 from jobpipe.candidates.sections import Section, lines_of, split_sections
+from jobpipe.codeversion import code_digest
 from jobpipe.normalize import annualize, extract_skills, parse_job_type, parse_salary, parse_seniority, resolve_city
 from jobpipe.normalize.experience import degrees_mentioned
 from jobpipe.normalize.location import city_country
 from jobpipe.normalize.posting import COUNTRY_CURRENCY
+from jobpipe.normalize.version import normalizer_version
 from jobpipe.text.tokenize import tokenize
 
-#: Bumped when parsing (or the embedding text built from a profile) changes: stored profiles of an
-#: older version are parsed again.
-PARSER_VERSION = 2
+#: Bump to parse every stored resume again although no code changed (e.g. after upgrading pypdf).
+PARSER_VERSION = 3
+#: What turns a resume into a stored profile and its embedding text (globs below the package):
+#: reading the file, redaction, sections, this parser, the profile record and the embedding text.
+#: The normalizer it borrows (skills, cities, salaries) counts through ``normalizer_version``.
+_PROFILE_CODE = ("candidates/documents.py", "candidates/redact.py", "candidates/sections.py", "candidates/parse.py",
+                 "candidates/models.py", "candidates/vector_text.py")
+
+
+@functools.cache
+def parser_version() -> int:
+    """The version stored profiles remember (``candidates.parser_version``): equal exactly when the
+    code that reads, redacts and profiles a resume and builds its embedding text is the same, so a
+    change of any of it reaches every stored candidate without a manual bump. 28 bits of a digest
+    (the column is an integer); compared for equality, never ordered."""
+    digest = code_digest(f"{PARSER_VERSION}|{normalizer_version()}", _PROFILE_CODE)
+    return int(digest[:7], 16)
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_CHAR = re.compile(r"[A-Za-z]")

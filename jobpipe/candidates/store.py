@@ -10,7 +10,6 @@ transaction: no copy of the resume outlives the delete.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -20,10 +19,12 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from jobpipe.candidates.models import CandidateProfile
-from jobpipe.candidates.parse import PARSER_VERSION, parse_redacted
+from jobpipe.candidates.parse import parse_redacted, parser_version
 from jobpipe.candidates.preferences import CandidatePreferences, effective, preferences_hash
 
-_PLACEHOLDER = re.compile(r"\[(?:email|phone|link|handle|address|number|name|contact)\]")
+# The embedding text is declared in vector_text (its code is part of the parser version); re-exported here.
+from jobpipe.candidates.vector_text import RESUME_CHARS as RESUME_CHARS
+from jobpipe.candidates.vector_text import embedding_text as embedding_text
 
 
 class CandidateError(LookupError):
@@ -36,40 +37,6 @@ class UnknownCandidateError(CandidateError):
 
 class CandidateConflict(CandidateError):
     """The id belongs to a candidate managed elsewhere (a drop-folder file vs the API)."""
-
-
-#: How much of the redacted resume body a candidate's vector reads. A posting's embedding text
-#: keeps the head of its description (``DESCRIPTION_CHARS``): the head of a posting says what
-#: the job is. A resume's head is mostly contact lines, education and a skills dump; what the
-#: person did is in the work history further down, so the vector reads about two pages (a model
-#: with a shorter window, such as the e5 one, cuts it to its own window; the titles and skills
-#: come first so a cut keeps them).
-RESUME_CHARS = 8000
-
-
-def embedding_text(profile: CandidateProfile) -> str:
-    """What a candidate's vector is computed from: titles, skills, then the resume body.
-
-    The one declaration of it: stored in ``candidates.embedding_text``, embedded by
-    ``jobpipe.store.vectors`` and printed by ``jobpipe candidates show``. Built from the redacted
-    profile only (no name, no contact detail, no placeholder either), in the shape of a posting's
-    embedding text (title first, skills, then prose), so the two sides of a match are embedded alike.
-    """
-    titles = list(dict.fromkeys(t for t in (profile.current_title, profile.headline, *profile.target_titles) if t))
-    lines = []
-    if titles:
-        lines.append(" / ".join(titles))
-    if profile.skills:
-        lines.append(", ".join(profile.skills))
-    body = []
-    for line in profile.resume_text.splitlines():
-        line = " ".join(_PLACEHOLDER.sub(" ", line).split()).strip(" |,;:：-·•")
-        if len(line) >= 2:
-            body.append(line)
-    text = "\n".join(body)
-    if text:
-        lines.append(text[:RESUME_CHARS])
-    return "\n".join(lines)
 
 
 def content_hash(text: str) -> str:
@@ -146,7 +113,7 @@ def upsert_candidate(conn: psycopg.Connection, record: CandidateRecord) -> str:
         "resume_text": p.resume_text, "headline": p.headline, "skills": list(p.skills), "cities": list(p.cities),
         "experience_years": p.experience_years, "language": p.language, "profile": Jsonb(p.as_json()),
         "preferences": Jsonb(record.preferences.as_json()), "embedding_text": text, "content_hash": content_hash(text),
-        "match_hash": record.match_hash(), "parser_version": PARSER_VERSION,
+        "match_hash": record.match_hash(), "parser_version": parser_version(),
     }).fetchone()
     if row is None:
         if record.file_size is not None:   # same content, the file was only touched: remember its new stat
@@ -299,15 +266,15 @@ def candidate_origins(conn: psycopg.Connection) -> dict[str, str]:
 def reprofile_outdated(conn: psycopg.Connection) -> int:
     """Profile again the CLI and API candidates whose profile is of an older parser; commits.
 
-    Folder candidates are read again from their files when ``PARSER_VERSION`` changes; these have
+    Folder candidates are read again from their files when ``parser_version()`` changes; these have
     no file, so they are profiled from their stored resume text, which is already redacted (no
     personal detail comes back). A parser or embedding-text change thus reaches every candidate,
     and each one whose embedding text changed is embedded again by the usual change detection.
     Returns how many were rewritten.
     """
     ids = [r[0] for r in conn.execute(
-        "SELECT candidate_id FROM candidates WHERE origin <> 'folder' AND parser_version < %s ORDER BY candidate_id",
-        (PARSER_VERSION,))]
+        "SELECT candidate_id FROM candidates WHERE origin <> 'folder' AND parser_version <> %s ORDER BY candidate_id",
+        (parser_version(),))]
     rewritten = 0
     for start in range(0, len(ids), 200):
         for old in load_candidates(conn, ids[start:start + 200]):

@@ -62,7 +62,7 @@ def _job_text(row: tuple) -> str:
 
 def _candidate_text(row: tuple) -> str:
     """A candidate's stored embedding text: built from the redacted profile by
-    ``jobpipe.candidates.store.embedding_text`` and printed by ``jobpipe candidates show``."""
+    ``jobpipe.candidates.vector_text.embedding_text`` and printed by ``jobpipe candidates show``."""
     return row[0] or ""
 
 

@@ -131,3 +131,16 @@ def test_header_segments_and_name_line():
     assert canonical_skill("go") in p.skills
     assert canonical_skill("rust") not in p.skills      # from the person's name, not a skill
     assert "Maya" not in p.resume_text
+
+
+def test_the_parser_version_covers_the_code_that_builds_profiles_and_embedding_texts():
+    """Derived from the code, so a change of the embedding text cannot ship without re-profiling."""
+    from jobpipe.candidates import parse as parse_module
+    from jobpipe.candidates.vector_text import embedding_text
+    from jobpipe.codeversion import PACKAGE
+
+    files = {p for pattern in parse_module._PROFILE_CODE for p in PACKAGE.glob(pattern)}
+    assert {PACKAGE / "candidates" / name for name in ("parse.py", "redact.py", "vector_text.py")} <= files
+    assert embedding_text.__code__.co_filename in {str(p) for p in files}
+    version = parse_module.parser_version()
+    assert isinstance(version, int) and 0 <= version < 2 ** 31      # fits candidates.parser_version (integer)
