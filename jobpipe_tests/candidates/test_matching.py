@@ -167,6 +167,10 @@ def test_a_closed_job_leaves_every_list_in_the_same_run(db, market):
     result = refresh_matches(db, top_n=10, reserve=5)
     assert result.jobs_gone == 1 and result.full == 0
     assert db.execute("SELECT count(*) FROM candidate_matches WHERE job_id = %s", (top.job_id,)).fetchone()[0] == 0
+    # the snapshot forgets the closed job (and only it), so the next run does not see it leave again
+    assert world.snapshot_matches_open_jobs(db)
+    assert db.execute("SELECT count(*) FROM candidate_match_jobs WHERE job_id = %s", (top.job_id,)).fetchone()[0] == 0
+    assert refresh_matches(db, top_n=10, reserve=5).jobs_gone == 0
     # its cross-posted copy now leads the group for the candidates that had it
     copy = "py-1-copy" if top.external_id == "py-1" else "py-1"
     assert read_matches(db, "py", top_k=1, top_n=10).results[0].external_id == copy
@@ -267,7 +271,8 @@ def test_incremental_lists_equal_a_full_rebuild(db):
     world.close(db, *[f"r-{i}" for i in range(1, 60, 3)])
     world.add_candidate(db, "fe", world.RESUMES["fe"] + "\nPython too.")
     result = refresh_matches(db)
-    assert result.partial > 0 and result.full >= 1
+    assert result.partial > 0 and result.full >= 1 and result.jobs_gone == 20
+    assert world.snapshot_matches_open_jobs(db)
     incremental = {cid: world.visible(db, cid) for cid in [*world.RESUMES, "picky"]}
     refresh_matches(db, full=True)
     rebuilt = {cid: world.visible(db, cid) for cid in [*world.RESUMES, "picky"]}
@@ -288,7 +293,8 @@ def test_incremental_lists_equal_a_full_rebuild_when_the_pool_is_a_fraction_of_t
     world.load(db, changed)
     world.close(db, *[f"r-{i}" for i in range(1, 200, 5)])
     result = refresh_matches(db, top_n=5, reserve=5)
-    assert result.partial > 0
+    assert result.partial > 0 and result.jobs_gone == 40
+    assert world.snapshot_matches_open_jobs(db)
     incremental = {cid: world.visible(db, cid, 5) for cid in world.RESUMES}
     refresh_matches(db, top_n=5, reserve=5, full=True)
     rebuilt = {cid: world.visible(db, cid, 5) for cid in world.RESUMES}

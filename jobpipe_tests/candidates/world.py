@@ -99,6 +99,16 @@ def visible(conn: psycopg.Connection, candidate_id: str, top_n: int = 50) -> lis
         "ORDER BY m.score DESC, m.job_id LIMIT %s", (candidate_id, top_n))]
 
 
+def snapshot_matches_open_jobs(conn: psycopg.Connection) -> bool:
+    """The refresh's job snapshot (``candidate_match_jobs``) is exactly the open jobs with a vector of
+    the active model, each at its current record hash (every job here is embedded, none stale)."""
+    snapshot = dict(conn.execute("SELECT job_id, record_hash FROM candidate_match_jobs").fetchall())
+    open_jobs = dict(conn.execute(
+        "SELECT j.job_id, j.record_hash FROM jobs j JOIN job_embeddings e ON e.job_id = j.job_id "
+        "JOIN embedding_models m ON m.model = e.model AND m.state = 'active' WHERE j.closed_at IS NULL").fetchall())
+    return bool(open_jobs) and snapshot == open_jobs
+
+
 RESUMES = {
     "py": "Ana Lima\nSenior Backend Engineer\nSkills: Python, PostgreSQL, Docker, Redis\n2016 - present Backend Engineer",
     "fe": "Bo Chen\nFrontend Developer\nSkills: React, TypeScript\n2021 - present Frontend Developer at a studio",
