@@ -77,8 +77,11 @@ DEFAULT_TOP_N = 50
 DEFAULT_RESERVE = 25
 MIN_POOL = 100
 MAX_POOL = 1000
-#: Random posting pairs sampled to measure a model's similarity floor.
-CALIBRATION_PAIRS = 4000
+#: Random posting pairs sampled to measure a model's similarity scale: enough that its 99.9th
+#: percentile rests on 20 pairs. Raised from 4,000 with the scale's quantiles (0.05 / 0.999 from
+#: 0.5 / 0.99), so a calibration stored with the old ones (fewer pairs) is measured again and
+#: every list rebuilt on the new scale.
+CALIBRATION_PAIRS = 20000
 _WRITE_BATCH = 200   # candidates per write transaction of a full build
 
 
@@ -176,8 +179,14 @@ def _np(value: Any) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- calibration
-#: The semantic part is 100 at this quantile of random posting pairs' similarities.
-CEILING_QUANTILE = 0.99
+#: The semantic part is 0 at the first and 100 at the second quantile of random posting pairs'
+#: similarities. A resume's pool (its ``pool_size`` nearest postings) spans about the 10th to the
+#: 99.9th percentile of random pairs; the old anchors (the median and the 99th percentile) clipped
+#: the part to 0 for the far half of a weakly matched candidate's pool and to 100 for the top of a
+#: strongly matched one, so there it tied every job and the occupation-blind fit parts alone
+#: ordered them (docs/candidates.md "Match quality").
+FLOOR_QUANTILE = 0.05
+CEILING_QUANTILE = 0.999
 
 
 @dataclass(frozen=True)
@@ -202,8 +211,8 @@ def _measure_weights(conn: psycopg.Connection, model: ActiveModel) -> SkillWeigh
 def calibrate(conn: psycopg.Connection, model: ActiveModel, *, store: bool = True) -> Calibration:
     """The model's scales, measured once and frozen (``sql/0024_skill_weights.sql``).
 
-    * floor: the cosine similarity of two unrelated postings (median of random pairs);
-    * ceiling: the similarity of the closest 1% of random pairs (``CEILING_QUANTILE``). Models
+    * floor: the similarity below which only 5% of random posting pairs fall (``FLOOR_QUANTILE``);
+    * ceiling: the similarity of the closest 0.1% of random pairs (``CEILING_QUANTILE``). Models
       differ widely in raw cosines, and a resume is never as close to a posting as a copy is:
       anchored at 1.0 the semantic part used a fifth of its range while the skills part used all
       of it, and outweighed it against the documented weights;
@@ -235,7 +244,7 @@ def calibrate(conn: psycopg.Connection, model: ActiveModel, *, store: bool = Tru
     b = rng.integers(0, len(matrix), CALIBRATION_PAIRS)
     keep = a != b
     sims = np.einsum("ij,ij->i", matrix[a[keep]], matrix[b[keep]])
-    floor = float(np.clip(np.median(sims), -0.99, 0.95))
+    floor = float(np.clip(np.quantile(sims, FLOOR_QUANTILE), -0.99, 0.95))
     ceiling = float(np.clip(np.quantile(sims, CEILING_QUANTILE), floor + 0.05, 1.0))
     frozen = len(matrix) >= 100
     pairs = int(keep.sum()) if frozen else min(int(keep.sum()), CALIBRATION_PAIRS // 2 - 1)

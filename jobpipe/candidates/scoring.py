@@ -1,17 +1,19 @@
 """The match score: six parts, each 0-100, and their weights (docs/candidates.md "Scores").
 
-    score = 0.40 semantic + 0.30 skills + 0.10 experience + 0.10 location + 0.05 job_type + 0.05 salary
+    score = 0.60 semantic + 0.20 skills + 0.07 experience + 0.07 location + 0.03 job_type + 0.03 salary
 
 Each part is 100 for a confirmed fit, 0 for a confirmed mismatch and 50 where either side does
 not say (a job without a salary, a resume without a location): missing data neither wins nor
 loses a job its place.
 
 * **semantic**: the cosine similarity of the candidate and job vectors, rescaled so that the
-  similarity of two unrelated postings of the model (the median of random pairs) is 0 and that
-  of the closest 1% of random pairs is 100 (both measured per model and frozen:
-  ``matching.calibrate``). Models differ widely in their raw cosines (0.1 vs 0.8 for unrelated
-  texts); the rescaling makes the part mean the same across them and use its whole range, as
-  the other parts do.
+  5th percentile of random posting pairs of the model is 0 and the 99.9th is 100 (both measured
+  per model and frozen: ``matching.calibrate``). Models differ widely in their raw cosines (0.1
+  vs 0.8 for unrelated texts); the rescaling makes the part mean the same across them, and its
+  anchors lie outside the similarities of a candidate's pool, so the part orders the whole pool
+  instead of clipping its ends to ties. It is the only part that knows the occupation, hence
+  the largest weight: the fit parts refine the order among relevant jobs and must not lift
+  distant ones (the weights were chosen on the dev split of the quality bench).
 * **skills**: the share of the job's skills the candidate has, each skill weighted by its rarity
   among the open jobs (``skill_weights``: "Excel" or "Sales", listed by many postings, says less
   about a fit than "Finite Element Analysis"), a nice-to-have skill (one the posting names as
@@ -50,7 +52,7 @@ from jobpipe.normalize.job_type import JOB_TYPES
 from jobpipe.search.types import fx_rates
 
 WEIGHTS: dict[str, float] = {
-    "semantic": 0.40, "skills": 0.30, "experience": 0.10, "location": 0.10, "job_type": 0.05, "salary": 0.05,
+    "semantic": 0.60, "skills": 0.20, "experience": 0.07, "location": 0.07, "job_type": 0.03, "salary": 0.03,
 }
 PARTS = tuple(WEIGHTS)
 UNKNOWN = 50.0

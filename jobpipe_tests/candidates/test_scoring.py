@@ -103,3 +103,20 @@ def test_equal_scores_keep_the_same_copy_of_a_duplicate_group_whatever_order_the
     parts = {name: np.zeros(3) for name in PARTS}
     ranked = rank(batch, rows, scores, parts, np.zeros(3), depth=10)
     assert [r.feature.identity for r in ranked] == ["acme-board\x1fBOARD-1", "acme-board\x1fZ-9"]
+
+
+def test_fit_parts_refine_the_order_but_cannot_lift_a_distant_job_over_a_close_one():
+    """The semantic part is the only one that knows the occupation: a job 40 points further away
+    that fits on every other part (all skills held, the level, the city, remote) must still rank
+    below a close job that states nothing else. With the old weights (semantic 0.40) it ranked
+    above it: fit parts made most of the wrong entries of the quality bench's top 10s."""
+    distant = dataclasses.replace(job(1, ["Python", "SQL"], level="senior"), remote="remote")
+    close = job(2, [])
+    cand = dataclasses.replace(candidate(["Python", "SQL"], level="senior"), remote=True)
+    batch = JobBatch([distant, close])
+    scores, got = score_batch(cand, batch, np.array([0.2, 0.6]), 0.0)   # semantic 20 and 60
+    assert got["skills"][0] > 50 and got["experience"][0] == 100 and got["location"][0] == 100
+    assert scores[1] > scores[0]
+    # among equally close jobs the fit parts still decide
+    scores, _ = score_batch(cand, batch, np.array([0.6, 0.6]), 0.0)
+    assert scores[0] > scores[1]
