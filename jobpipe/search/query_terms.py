@@ -288,17 +288,21 @@ def _composed_glosses(word: str) -> tuple[str, ...]:
     terms nor CC-CEDICT list. Untranslated, such a word can only match postings in Chinese, and
     as the query's rarest word (highest IDF) it lifted every same-language posting above the
     English one a cross-lingual question asks for. Read left to right as the longest known words
-    (at least two characters: a lone character's senses are too many to pick from), it becomes
-    those words' senses side by side ("financial service", "legal advisor"); the last word also
+    (a lone character only when the curated terms list it: 云 | cloud), it becomes
+    those words' senses side by side ("financial service", "google cloud"); the last word also
     in its other number (postings say "Financial Services"). At most one leftover character may
-    stay unread (云 in 谷歌云, 制 in 合同制: a suffix); anything less covered is a name
+    stay unread (制 in 合同制, 度 in 满意度: a suffix); anything less covered is a name
     (阿斯利康), whose characters' senses say nothing.
     """
     parts: list[tuple[str, ...]] = []
     unread, i = 0, 0
     while i < len(word):
-        for j in range(len(word), i + 1, -1):
-            glosses = _word_glosses(word[i:j]) if j - i < len(word) else ()
+        for j in range(len(word), i, -1):
+            part = word[i:j]
+            # A lone character only as the curated terms read it (云 | cloud): the dictionary
+            # lists a dozen senses for most.
+            glosses = (() if len(part) == len(word) else _word_glosses(part) if len(part) > 1
+                       else tuple(t for t in _term_groups(skills=False).get(part, ()) if not _CJK_CHAR.search(t)))
             if glosses:
                 parts.append(glosses)
                 i = j

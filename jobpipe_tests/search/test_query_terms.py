@@ -118,7 +118,8 @@ def test_a_chinese_skill_query_finds_the_english_posting_named_by_the_taxonomy(d
 def test_a_compound_no_dictionary_lists_is_read_from_its_words():
     # Neither the curated terms nor CC-CEDICT list 金融服务 or 谷歌云; their words they do.
     assert "financial services" in _alternatives("金融服务行业的客户经理", "金融服务")
-    assert "google" in _alternatives("谷歌云销售", "谷歌云")          # one unread suffix character
+    assert "google cloud" in _alternatives("谷歌云销售", "谷歌云")    # 云 as the curated terms read it
+    assert "contract" in _alternatives("合同制数据工程师", "合同制")    # one unread suffix character
     # a name whose characters are no words gets nothing made up
     assert [a for a in _alternatives("阿斯利康招数据科学家", "阿斯利康") if a.isascii()] == []
 
