@@ -16,6 +16,7 @@ them, query words are:
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import unicodedata
@@ -41,6 +42,8 @@ MAX_PHRASE_WORDS = 3
 #: word would otherwise score it once per nested part, while a posting in the other language
 #: matches the long word's one translation ("data scientist") once.
 SUBWORD_WEIGHT = 0.35
+#: Translations of a compound read from its parts (``_composed_glosses``), at most.
+MAX_COMPOSED = 8
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
@@ -257,7 +260,7 @@ def _translations(token: str) -> tuple[str, ...]:
     """
     if _CJK_CHAR.search(token):
         out: list[str] = []
-        for gloss in english_for(token):
+        for gloss in english_for(token) or _composed_glosses(token):
             out.append(gloss)
             if " " not in gloss:
                 out.extend(_english_variants(gloss))
@@ -270,6 +273,55 @@ def _translations(token: str) -> tuple[str, ...]:
         if heads:
             return heads
     return ()
+
+
+def _word_glosses(word: str) -> tuple[str, ...]:
+    """English for one Chinese dictionary word: the curated terms' first, else the dictionary's."""
+    curated = tuple(t for t in _term_groups(skills=False).get(word, ()) if not _CJK_CHAR.search(t))
+    return curated or english_for(word)
+
+
+def _composed_glosses(word: str) -> tuple[str, ...]:
+    """English for a Chinese compound no dictionary lists, from the words it is made of.
+
+    jieba keeps compounds whole (谷歌云, 金融服务, 法律顾问, 技术培训, 合同制) that neither the curated
+    terms nor CC-CEDICT list. Untranslated, such a word can only match postings in Chinese, and
+    as the query's rarest word (highest IDF) it lifted every same-language posting above the
+    English one a cross-lingual question asks for. Read left to right as the longest known words
+    (a lone character only when the curated terms list it: 云 | cloud), it becomes
+    those words' senses side by side ("financial service", "google cloud"); the last word also
+    in its other number (postings say "Financial Services"). At most one leftover character may
+    stay unread (制 in 合同制, 度 in 满意度: a suffix); anything less covered is a name
+    (阿斯利康), whose characters' senses say nothing.
+    """
+    parts: list[tuple[str, ...]] = []
+    unread, i = 0, 0
+    while i < len(word):
+        for j in range(len(word), i, -1):
+            part = word[i:j]
+            # A lone character only as the curated terms read it (云 | cloud): the dictionary
+            # lists a dozen senses for most.
+            glosses = (() if len(part) == len(word) else _word_glosses(part) if len(part) > 1
+                       else tuple(t for t in _term_groups(skills=False).get(part, ()) if not _CJK_CHAR.search(t)))
+            if glosses:
+                parts.append(glosses)
+                i = j
+                break
+        else:
+            unread += 1
+            i += 1
+    if not parts or unread > 1 or (len(parts) == 1 and unread == 0):
+        return ()
+    options = [p[:2] for p in parts]
+    # Every part's first sense first: the combinations in order of how far from it they stray.
+    combos = sorted(itertools.product(*(range(len(o)) for o in options)), key=lambda c: (sum(c), c))
+    out: list[str] = []
+    for combo in combos:
+        words = [o[k] for o, k in zip(options, combo)]
+        out.append(" ".join(words))
+        if " " not in words[-1]:
+            out.extend(" ".join(words[:-1] + [v]) for v in _english_variants(words[-1])[:1])
+    return tuple(dict.fromkeys(out))[:MAX_COMPOSED]
 
 
 def _add_translations(concept: Concept, token: str) -> None:

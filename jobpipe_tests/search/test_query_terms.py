@@ -113,3 +113,25 @@ def test_a_chinese_skill_query_finds_the_english_posting_named_by_the_taxonomy(d
     db.commit()
     response = search(db, "性能测试工程师", mode="keyword")
     assert response.results and response.results[0].job_id == target
+
+
+def test_a_compound_no_dictionary_lists_is_read_from_its_words():
+    # Neither the curated terms nor CC-CEDICT list 金融服务 or 谷歌云; their words they do.
+    assert "financial services" in _alternatives("金融服务行业的客户经理", "金融服务")
+    assert "google cloud" in _alternatives("谷歌云销售", "谷歌云")    # 云 as the curated terms read it
+    assert "contract" in _alternatives("合同制数据工程师", "合同制")    # one unread suffix character
+    # a name whose characters are no words gets nothing made up
+    assert [a for a in _alternatives("阿斯利康招数据科学家", "阿斯利康") if a.isascii()] == []
+
+
+def test_a_compound_read_from_its_words_finds_the_english_posting_first(db):
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import insert_job
+
+    target = insert_job(db, "en", "Customer Engineer, Financial Services", cities=["New York"],
+                        description="Help banks adopt the cloud.")
+    insert_job(db, "zh", "客户经理", cities=["Shanghai"], description="金融服务行业客户经理，维护客户关系。")
+    insert_job(db, "en2", "Customer Success Engineer", cities=["New York"], description="Support our customers.")
+    db.commit()
+    response = search(db, "金融服务 客户工程师", mode="keyword")
+    assert response.results[0].job_id == target
