@@ -1,6 +1,6 @@
 """Search speed on 100,000 synthetic postings: latency per mode and filter, throughput, query embedding.
 
-    python bench/bench_search_speed.py [--rows 100000] [--reuse] [--queries 200]
+    python bench/bench_search_speed.py [--rows 100000] [--reuse] [--queries 200] [--explain]
 
 Hybrid queries run their two legs side by side on two connections, as the service does when
 its pool has a spare connection; one scenario runs them in turn for comparison.
@@ -11,12 +11,19 @@ so lexeme frequencies and tsvector sizes look like production; vectors are clust
 512-d unit vectors (no model needed) in an HNSW index of the store's exact form. Server-side
 latency excludes query embedding (queries carry precomputed vectors); embedding time is
 measured on its own, cold and from the cache. Prints figures; asserts nothing.
+
+Latency is only comparable between runs on an equally loaded machine (2 cores shared), so the
+load average is printed before and after; compare variants as ratios within one run.
+``--explain`` also prints ``EXPLAIN (ANALYZE, BUFFERS)`` of the keyword leg's statement (the
+one search runs, from ``keyword_sql``) for typical Chinese and English queries: where that
+leg's time goes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -31,6 +38,9 @@ import psycopg
 from jobpipe.db import connect, migrate, with_database
 from jobpipe.db.connection import database_url
 from jobpipe.search import SearchFilters, search
+from jobpipe.search.filters import build_filter_sql
+from jobpipe.search.keyword import keyword_sql, prepare_concepts
+from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.vector import QueryVectorCache, embed_query
 from jobpipe.store.terms import FILTER_COLUMNS
 from jobpipe.text.tokenize import search_tokens
@@ -258,6 +268,30 @@ def embedding_times(n: int = 20) -> None:
           f"p99 {pct(cold, 99):.1f} ms; cache hit p50 {statistics.median(hot) * 1000:.1f} µs")
 
 
+#: Typical queries for --explain: a Chinese title, Chinese skill words, an English title and skills.
+EXPLAIN_QUERIES = ("后端开发工程师", "数据分析 实习 Python", "senior software engineer", "machine learning Spark")
+
+
+def explain_keyword(url: str, queries=EXPLAIN_QUERIES) -> None:
+    """The keyword leg's plan and buffers per query (literals inlined: a custom plan)."""
+    filters = SearchFilters()
+    fsql = build_filter_sql(filters)
+    with connect(url, autocommit=True) as conn:
+        for q in queries:
+            built = keyword_sql(conn, prepare_concepts(conn, query_concepts(q, filters)), fsql, 100)
+            if built is None:
+                print(f"\n--- {q}: no lookups")
+                continue
+            cur = psycopg.ClientCursor(conn)
+            cur.execute("EXPLAIN (ANALYZE, BUFFERS) " + built[0], built[1])
+            print(f"\n--- EXPLAIN keyword leg: {q}")
+            print("\n".join(r[0] for r in cur.fetchall()))
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
@@ -266,6 +300,7 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=15.0)
     parser.add_argument("--skip-embedding", action="store_true")
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN the keyword leg of typical queries")
     args = parser.parse_args()
     url = prepare_database(args.rows, args.reuse)
     queries, vectors = make_queries(url, args.queries)
@@ -276,7 +311,7 @@ def main() -> int:
     # pages another database (or a previous bench) pushed out of shared_buffers.
     latency_run(url, queries, embedder, "hybrid", SearchFilters())
     print(f"\n{count} postings, {len(queries)} queries (after one untimed warm-up pass); "
-          "server-side ms (excluding query embedding)")
+          f"server-side ms (excluding query embedding); load average {load_average()}")
     print(f"{'scenario':<40}{'p50':>8}{'p90':>8}{'p99':>8}   median per stage / vector plans")
     scenarios = [
         ("hybrid, no filter", "hybrid", SearchFilters()),
@@ -300,6 +335,9 @@ def main() -> int:
         print(f"throughput, hybrid no filter, {clients} client(s): {qps:.1f} queries/s (p50 {p50:.1f} ms)")
     if not args.skip_embedding:
         embedding_times()
+    print(f"load average after: {load_average()}")
+    if args.explain:
+        explain_keyword(url)
     return 0
 
 

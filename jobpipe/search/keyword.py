@@ -315,9 +315,29 @@ def keyword_candidates(
     combined or unknown one is checked on the rows the word lookup returns, behind an ``OFFSET 0`` fence, so the
     planner never rereads the filter's index for every lookup.
     """
+    built = keyword_sql(conn, concepts, fsql, limit, title_weight=title_weight, filter_rows=filter_rows)
+    if built is None:
+        return []
+    query, params = built
+    with conn.transaction():
+        # A generic plan: the lookups' plan does not depend on which words they look up.
+        conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        rows = conn.execute(query, params, prepare=True).fetchall()
+    return [KeywordHit(r[0], float(r[1])) for r in rows]
+
+
+def keyword_sql(
+    conn: psycopg.Connection, concepts: list[PreparedConcept], fsql: FilterSQL, limit: int,
+    *, title_weight: float = TITLE_WEIGHT, filter_rows: int | None = None,
+) -> tuple[str, dict[str, Any]] | None:
+    """The keyword leg's statement and its parameters, None without lookups.
+
+    Apart from running it so that the speed bench can ``EXPLAIN (ANALYZE, BUFFERS)`` exactly
+    the statement search runs.
+    """
     branches = _branches(concepts, title_weight)
     if not branches:
-        return []
+        return None
     # Words, weights and the mean length are parameters and the lookups are listed by column,
     # so the SQL text depends only on how many lookups each column has and on the filter
     # shape: a handful of statements, prepared once per connection and planned once. Custom
@@ -357,11 +377,7 @@ def keyword_candidates(
         ORDER BY round(score * 1e9) DESC, job_id
         LIMIT {int(limit)}
     """
-    with conn.transaction():
-        # A generic plan: the lookups' plan does not depend on which words they look up.
-        conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-        rows = conn.execute(query, params, prepare=True).fetchall()
-    return [KeywordHit(r[0], float(r[1])) for r in rows]
+    return query, params
 
 
 def browse_candidates(conn: psycopg.Connection, fsql: FilterSQL, limit: int) -> list[KeywordHit]:

@@ -282,3 +282,8 @@ def test_legs_side_by_side_on_two_connections_answer_exactly_as_in_turn(db, corp
     assert together.mode == alone.mode == "hybrid" and together.results
     assert {"vector", "keyword", "total"} <= set(together.timings_ms)
     assert together.debug["keyword_concepts"] == alone.debug["keyword_concepts"]
+    # Where the keyword leg's time went, in both ways of running it: its parts add up to it.
+    for response in (alone, together):
+        parts = response.debug["keyword_ms"]
+        assert set(parts) == {"prepare", "statement"} and parts["statement"] > 0
+        assert sum(parts.values()) == pytest.approx(response.timings_ms["keyword"], abs=0.01)
