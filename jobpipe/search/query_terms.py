@@ -275,10 +275,14 @@ def _translations(token: str) -> tuple[str, ...]:
     return ()
 
 
+def _curated_english(word: str) -> tuple[str, ...]:
+    """The curated terms' English for a Chinese word (empty when they do not list it)."""
+    return tuple(t for t in _term_groups(skills=False).get(word, ()) if not _CJK_CHAR.search(t))
+
+
 def _word_glosses(word: str) -> tuple[str, ...]:
     """English for one Chinese dictionary word: the curated terms' first, else the dictionary's."""
-    curated = tuple(t for t in _term_groups(skills=False).get(word, ()) if not _CJK_CHAR.search(t))
-    return curated or english_for(word)
+    return _curated_english(word) or english_for(word)
 
 
 def _composed_glosses(word: str) -> tuple[str, ...]:
@@ -302,7 +306,7 @@ def _composed_glosses(word: str) -> tuple[str, ...]:
             # A lone character only as the curated terms read it (云 | cloud): the dictionary
             # lists a dozen senses for most.
             glosses = (() if len(part) == len(word) else _word_glosses(part) if len(part) > 1
-                       else tuple(t for t in _term_groups(skills=False).get(part, ()) if not _CJK_CHAR.search(t)))
+                       else _curated_english(part))
             if glosses:
                 parts.append(glosses)
                 i = j
