@@ -3,6 +3,7 @@
     python bench/bench_scale.py                       # 1M postings, 512-dim synthetic vectors (long: ~1-2 h here)
     python bench/bench_scale.py --n 100000            # the 100k point of the sizing table
     python bench/bench_scale.py --n 20000 --queries 50 --skip-quantized   # a quick smoke run
+    python bench/bench_scale.py --reuse URL                # the search phase again, on a --keep run's database
 
 Runs in a throw-away database on the configured server (created here, dropped at the end unless
 ``--keep``). Every step is jobpipe's own code path (``upsert_jobs``, ``sync_job_terms``,
@@ -193,6 +194,80 @@ def quantized_recall(conn: psycopg.Connection, model: str, dims: int, queries: l
     return statistics.mean(hits), pct(times, 50), pct(times, 99)
 
 
+# ---------------------------------------------------------------- search
+def search_phase(conn: psycopg.Connection, url: str, model: str, dims: int, n_queries: int,
+                 ) -> tuple[list[str], dict[str, np.ndarray]]:
+    """Search p50/p99 through ``jobpipe.search`` per filter scenario, with each stage's median.
+
+    Query texts are sampled titles; their vectors lie near existing postings (the stored vector
+    plus a little noise), so the vector leg does the work a real query gives it. The stage medians
+    (``timings_ms`` of ``debug=True``) and the vector plans say which leg costs what.
+    """
+    rng = random.Random(7)
+    nrng = np.random.default_rng(7)
+    sample = conn.execute(
+        sql.SQL("SELECT j.title, e.embedding FROM jobs j TABLESAMPLE SYSTEM (1) JOIN job_embeddings e "
+                "USING (job_id) WHERE {p} LIMIT %s").format(p=model_predicate(model, "e")),
+        (n_queries,)).fetchall()
+    vectors: dict[str, np.ndarray] = {}
+    texts = []
+    for i, (title, vec) in enumerate(sample):
+        text = f"{title} #{i}"
+        v = np.asarray(vec.to_numpy(), dtype=np.float32) + nrng.normal(0, 0.05, dims).astype(np.float32)
+        vectors[text] = v / np.linalg.norm(v)
+        texts.append(text)
+    rng.shuffle(texts)
+    precomputed = PrecomputedEmbedder(model, dims, vectors)
+    scenarios = [
+        ("hybrid, no filter", "hybrid", SearchFilters()),
+        ("vector only, no filter", "vector", SearchFilters()),
+        ("keyword only, no filter", "keyword", SearchFilters()),
+        ("hybrid, city=Beijing (~8%)", "hybrid", SearchFilters(city="Beijing")),
+        ("hybrid, job_type=intern (~33%)", "hybrid", SearchFilters(job_type="intern")),
+        ("hybrid, Berlin+intern+remote (~0.7%)", "hybrid", SearchFilters(city="Berlin", job_type="intern", remote=True)),
+    ]
+    print(f"\nsearch ({len(texts)} queries, server time without query embedding, warm, load average "
+          f"{os.getloadavg()[0]:.1f}):", flush=True)
+    with connect(url, autocommit=True) as second:
+        conn.prepare_threshold = None
+        second.prepare_threshold = None
+        for q in texts[:10]:
+            search(conn, q, embedder=precomputed, keyword_conn=second)
+        for label, mode, filters in scenarios:
+            times: list[float] = []
+            stages: dict[str, list[float]] = {}
+            plans: dict[str, int] = {}
+            for q in texts:
+                r = search(conn, q, filters, embedder=precomputed, mode=mode, debug=True, keyword_conn=second)
+                times.append(r.timings_ms["total"] - r.timings_ms.get("embed", 0.0))
+                for k, v in r.timings_ms.items():
+                    stages.setdefault(k, []).append(v)
+                method = (r.debug.get("vector_plan") or {}).get("method", "-")
+                plans[method] = plans.get(method, 0) + 1
+            medians = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages.items()
+                                if k not in ("total", "embed"))
+            print(f"  {label:<40} p50 {pct(times, 50):6.1f} ms  p99 {pct(times, 99):6.1f} ms  "
+                  f"(stage medians ms: {medians}; vector plans {plans})", flush=True)
+    return texts, vectors
+
+
+def reuse(url: str, dims: int, n_queries: int, build_memory: str) -> int:
+    """The search phase alone on a database a ``--keep`` run left (rebuilding its HNSW index if the
+    quantized variants dropped it), so it can be re-measured on a quiet machine."""
+    with connect(url, autocommit=True) as conn:
+        conn.prepare_threshold = None
+        model = f"bench-clustered-{dims}"
+        name = index_name(model, dims)
+        exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()[0]
+        if not exists:
+            seconds, peak, _ = build_index(conn, _create_sql(name, model, dims, 16, 64), build_memory)
+            print(f"HNSW vector({dims}) rebuilt: {seconds:.0f} s, peak {peak:.2f} GB", flush=True)
+        total = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+        print(f"bench_scale --reuse: {total:,} postings, load average {os.getloadavg()[0]:.1f}", flush=True)
+        search_phase(conn, url, model, dims, n_queries)
+    return 0
+
+
 # ---------------------------------------------------------------- driver
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -203,7 +278,10 @@ def main() -> int:
     parser.add_argument("--recall-sample", type=int, default=100)
     parser.add_argument("--skip-quantized", action="store_true", help="skip the halfvec and binary index variants")
     parser.add_argument("--keep", action="store_true", help="keep the database (its URL is printed)")
+    parser.add_argument("--reuse", metavar="URL", help="only the search phase, on a database a --keep run left")
     args = parser.parse_args()
+    if args.reuse:
+        return reuse(args.reuse, args.dims, args.queries, args.build_memory)
     n, dims = args.n, args.dims
     print(f"bench_scale: {n:,} synthetic postings, {dims}-dim synthetic vectors, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
@@ -272,39 +350,7 @@ def main() -> int:
             print(f"  recall@10 vs exact ({args.recall_sample} queries, ef_search 200): unfiltered {r_plain:.3f}, "
                   f"selective filter {r_sel:.3f}", flush=True)
 
-            # search through jobpipe.search: query texts from titles, vectors near existing postings
-            rng = random.Random(7)
-            nrng = np.random.default_rng(7)
-            sample = conn.execute(
-                sql.SQL("SELECT j.title, e.embedding FROM jobs j TABLESAMPLE SYSTEM (1) JOIN job_embeddings e "
-                        "USING (job_id) WHERE {p} LIMIT %s").format(p=model_predicate(model, "e")),
-                (args.queries,)).fetchall()
-            vectors: dict[str, np.ndarray] = {}
-            texts = []
-            for i, (title, vec) in enumerate(sample):
-                text = f"{title} #{i}"
-                v = np.asarray(vec.to_numpy(), dtype=np.float32) + nrng.normal(0, 0.05, dims).astype(np.float32)
-                vectors[text] = v / np.linalg.norm(v)
-                texts.append(text)
-            rng.shuffle(texts)
-            precomputed = PrecomputedEmbedder(model, dims, vectors)
-            scenarios = [
-                ("hybrid, no filter", SearchFilters()),
-                ("hybrid, city=Beijing (~8%)", SearchFilters(city="Beijing")),
-                ("hybrid, job_type=intern (~33%)", SearchFilters(job_type="intern")),
-                ("hybrid, Berlin+intern+remote (~0.7%)", SearchFilters(city="Berlin", job_type="intern", remote=True)),
-            ]
-            print(f"\nsearch ({len(texts)} queries, server time without query embedding, warm):", flush=True)
-            with connect(url, autocommit=True) as second:
-                conn.prepare_threshold = None
-                for q in texts[:10]:
-                    search(conn, q, embedder=precomputed, keyword_conn=second)
-                for label, filters in scenarios:
-                    times = []
-                    for q in texts:
-                        r = search(conn, q, filters, embedder=precomputed, debug=True, keyword_conn=second)
-                        times.append(r.timings_ms["total"] - r.timings_ms.get("embed", 0.0))
-                    print(f"  {label:<40} p50 {pct(times, 50):6.1f} ms  p99 {pct(times, 99):6.1f} ms", flush=True)
+            texts, vectors = search_phase(conn, url, model, dims, args.queries)
 
             if not args.skip_quantized:
                 queries = [vectors[t] for t in texts[: args.recall_sample]]
