@@ -251,6 +251,33 @@ def search_phase(conn: psycopg.Connection, url: str, model: str, dims: int, n_qu
     return texts, vectors
 
 
+def recall_by_ef(conn: psycopg.Connection, model: str, dims: int, queries: list[np.ndarray],
+                 efs: tuple[int, ...] = (40, 100, 200, 400), k: int = 10) -> None:
+    """recall@k of the HNSW index against exact search, and the ANN query's p50, per ef_search.
+
+    The exact answers are computed once per query and shared by every ef_search, so the
+    figures differ only by the candidate list's size: what raising ``hnsw.ef_search`` buys.
+    """
+    pred = model_predicate(model)
+    exact = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY cosine_distance(embedding::vector({d}), "
+                    "%s::vector({d})) LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
+    ann = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY (embedding::vector({d})) <=> %s::vector({d}) "
+                  "LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
+    truths = [{r[0] for r in conn.execute(exact, (q,))} for q in queries]
+    print(f"\nrecall@{k} vs exact by ef_search ({len(queries)} search queries, unfiltered):", flush=True)
+    for ef in efs:
+        conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(ef)))
+        hits, times = [], []
+        for q, truth in zip(queries, truths):
+            start = time.perf_counter()
+            got = {r[0] for r in conn.execute(ann, (q,))}
+            times.append((time.perf_counter() - start) * 1000)
+            hits.append(len(truth & got) / k)
+        print(f"  ef_search {ef:>4}: recall@{k} {statistics.mean(hits):.3f}, ANN query p50 {pct(times, 50):.1f} ms "
+              f"p99 {pct(times, 99):.1f} ms", flush=True)
+    conn.execute("RESET hnsw.ef_search")
+
+
 def reuse(url: str, dims: int, n_queries: int, build_memory: str) -> int:
     """The search phase alone on a database a ``--keep`` run left (rebuilding its HNSW index if the
     quantized variants dropped it), so it can be re-measured on a quiet machine."""
@@ -264,7 +291,8 @@ def reuse(url: str, dims: int, n_queries: int, build_memory: str) -> int:
             print(f"HNSW vector({dims}) rebuilt: {seconds:.0f} s, peak {peak:.2f} GB", flush=True)
         total = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
         print(f"bench_scale --reuse: {total:,} postings, load average {os.getloadavg()[0]:.1f}", flush=True)
-        search_phase(conn, url, model, dims, n_queries)
+        texts, vectors = search_phase(conn, url, model, dims, n_queries)
+        recall_by_ef(conn, model, dims, [vectors[t] for t in texts[:50]])
     return 0
 
 
