@@ -287,3 +287,36 @@ def test_legs_side_by_side_on_two_connections_answer_exactly_as_in_turn(db, corp
         parts = response.debug["keyword_ms"]
         assert set(parts) == {"prepare", "statement"} and parts["statement"] > 0
         assert sum(parts.values()) == pytest.approx(response.timings_ms["keyword"], abs=0.01)
+
+
+def test_the_exact_scan_cap_grows_with_the_square_root_of_the_table():
+    cap = vector_module.exact_max_rows
+    reference, base = vector_module.EXACT_REFERENCE_ROWS, vector_module.EXACT_MAX_ROWS
+    assert cap(reference) == base
+    assert cap(reference / 10) == base            # never below the measured cap
+    assert cap(0) == base
+    assert cap(4 * reference) == 2 * base
+    assert cap(100 * reference) == 10 * base
+
+
+def test_a_larger_table_scans_a_filter_exactly_that_a_small_one_would_walk(db, monkeypatch):
+    """choose_plan reads the table's size: the same 3-row filter is exact past the fixed cap."""
+    embedder = ConceptEmbedder()
+    rng = np.random.default_rng(3)
+    vectors = {}
+    for i in range(200):
+        vectors[insert_job(db, f"near{i}", f"后端工程师 {i}", cities=["Shenzhen"])] = rng.normal(0, 1, DIMS).astype(np.float32)
+    for i in range(3):
+        vectors[insert_job(db, f"far{i}", f"后端工程师 far {i}", cities=["Hangzhou"])] = rng.normal(0, 1, DIMS).astype(np.float32)
+    db.commit()
+    activate_model(db)
+    embed_jobs(db, embedder, vectors)
+    db.execute("ANALYZE jobs")
+    db.execute("ANALYZE job_embeddings")
+    fsql = build_filter_sql(SearchFilters(city="杭州"))
+    monkeypatch.setattr(vector_module, "EXACT_MAX_ROWS", 2)
+    monkeypatch.setattr(vector_module, "EXACT_REFERENCE_ROWS", 1_000_000)   # 203 rows: the fixed cap of 2
+    assert vector_module.choose_plan(db, fsql).method == "hnsw_iterative"
+    monkeypatch.setattr(vector_module, "EXACT_REFERENCE_ROWS", 20)          # 203 rows ~ 10x: cap 2 * sqrt(10)
+    plan = vector_module.choose_plan(db, fsql)
+    assert (plan.method, plan.filter_rows) == ("exact", 3)
