@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from jobpipe.search.resolve import bilingual_city_names, canonical_skill, city_aliases, resolve_city, skill_synonyms
-from jobpipe.search.translate import chinese_for, english_for
+from jobpipe.search.translate import (
+    MAX_GLOSSES,
+    MAX_HEADWORDS,
+    chinese_for,
+    chinese_senses,
+    english_for,
+    english_senses,
+)
 from jobpipe.search.types import SearchFilters
 from jobpipe.text.tokenize import tokenize
 
@@ -80,6 +87,9 @@ _REMOTE_WORDS = ("远程办公", "远程工作", "远程", "居家办公", "在�
 class Alternative:
     text: str          # tokenized with the same tokenizer as postings, then given to the database
     weight: float
+    #: The dictionary sense this alternative spells (a gloss and its plural share one), when it is
+    #: one of several senses the keyword leg chooses among (``Concept.max_senses``); else None.
+    sense: str | None = None
 
 
 @dataclass
@@ -87,6 +97,8 @@ class Concept:
     label: str
     alternatives: list[Alternative] = field(default_factory=list)
     weight: float = 1.0    # scales the concept's IDF (a part of a longer query word counts less)
+    #: At most this many of the alternatives' dictionary senses are searched (0: no choice to make).
+    max_senses: int = 0
 
 
 def _fold(text: str) -> str:
@@ -250,29 +262,37 @@ def _english_lemmas(word: str) -> list[str]:
     return out
 
 
-def _translations(token: str) -> tuple[str, ...]:
+def _translations(token: str) -> tuple[list[tuple[str, str | None]], int]:
     """The dictionary's words for a query word in the other language, inflections included.
 
-    An English word is looked up as typed, else by its base form (dictionary senses are base
-    forms); a hyphenated one also as separate words ("live-streaming" -> "live streaming").
-    Single English glosses of a Chinese word get their singular/plural too, as the typed word
-    does: "investigation" must also find a posting titled "Investigations".
+    Returns (word, sense) pairs and how many of the senses to search: a Chinese word's
+    dictionary senses (up to ``STORED_SENSES``) are choices, of which the keyword leg searches
+    ``MAX_GLOSSES``: the first and the ones its catalogue uses most (``keyword._chosen_senses``).
+    A compound read from its words has no senses to choose among (sense None, all kept), nor
+    has an English word: its first ``MAX_HEADWORDS`` headwords are kept (choosing those by use
+    too lost English-to-Chinese queries, 2026-12-03). An English word is looked up as typed, else by its base
+    form (dictionary senses are base forms); a hyphenated one also as separate words
+    ("live-streaming" -> "live streaming"). Single English glosses of a Chinese word get their
+    singular/plural too, as the typed word does: "investigation" must also find a posting
+    titled "Investigations".
     """
     if _CJK_CHAR.search(token):
-        out: list[str] = []
-        for gloss in english_for(token) or _composed_glosses(token):
-            out.append(gloss)
+        senses = english_senses(token)
+        out: list[tuple[str, str | None]] = []
+        for gloss in senses or _composed_glosses(token):
+            sense = gloss if senses else None
+            out.append((gloss, sense))
             if " " not in gloss:
-                out.extend(_english_variants(gloss))
-        return tuple(dict.fromkeys(out))
+                out.extend((v, sense) for v in _english_variants(gloss))
+        return list(dict.fromkeys(out)), MAX_GLOSSES if senses else 0
     forms = [token]
     if "-" in token:
         forms.append(token.replace("-", " "))
     for form in forms + _english_lemmas(token):
-        heads = chinese_for(form)
+        heads = chinese_senses(form)
         if heads:
-            return heads
-    return ()
+            return [(h, None) for h in heads[:MAX_HEADWORDS]], 0
+    return [], 0
 
 
 def _curated_english(word: str) -> tuple[str, ...]:
@@ -344,17 +364,21 @@ def _add_translations(concept: Concept, token: str) -> None:
                     known.add(word)
         # The dictionary knows the other places of that name: 圣地亚哥 is Santiago in the city
         # table, and San Diego too.
-        for word in _translations(token) if _CJK_CHAR.search(token) else ():
-            if word not in known:
-                concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
-                known.add(word)
+        if _CJK_CHAR.search(token):
+            _add_senses(concept, known, *_translations(token))
         return
     if len(known) > 1 and any(t != token for t in _term_groups(skills=False).get(token, ())):
         return
-    for word in _translations(token):
+    _add_senses(concept, known, *_translations(token))
+
+
+def _add_senses(concept: Concept, known: set[str], words: list[tuple[str, str | None]], limit: int) -> None:
+    for word, sense in words:
         if word not in known:
-            concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
+            concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT, sense))
             known.add(word)
+    if limit:
+        concept.max_senses = limit
 
 
 def _latin_phrases(tokens: list[str]) -> list[str]:
