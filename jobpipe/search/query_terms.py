@@ -237,6 +237,40 @@ def _english_variants(token: str) -> list[str]:
     return [token + "s"]
 
 
+_K_RANGE = re.compile(r"^(\d{1,3})k?-(\d{1,3})k$")          # 20-30k, 20k-30k
+_FULL_RANGE = re.compile(r"^([1-9]\d{0,2})000-([1-9]\d{0,2})000$")   # 20000-30000
+_K_AMOUNT = re.compile(r"^(\d{1,3})k$")                        # 25k
+_FULL_AMOUNT = re.compile(r"^([1-9]\d{0,2})000$")              # 25000
+_YEAR = re.compile(r"^20([1-4]\d)$")                           # 2025
+
+
+def _number_forms(token: str, text: str) -> list[str]:
+    """The other ways postings write an amount or a graduate cohort the query states.
+
+    A posting's "20000-30000 RMB" and a query's "20-30k" share no token (the tokenizer keeps a
+    range whole), nor do "2025 graduates" and a Chinese campus posting's "25届": the number the
+    question states was then the one word that could tell two sibling postings apart, and it
+    matched neither. Thousands are written out or as k; a year 20NN is also the cohort NN届,
+    and a Chinese query's NN届 also the year.
+    """
+    out: list[str] = []
+    if m := _K_RANGE.match(token):
+        a, b = m.groups()
+        out += [f"{a}000-{b}000", f"{a}k-{b}k", f"{a}-{b}k"]
+    elif m := _FULL_RANGE.match(token):
+        a, b = m.groups()
+        out += [f"{a}-{b}k", f"{a}k-{b}k"]
+    elif m := _K_AMOUNT.match(token):
+        out.append(f"{m.group(1)}000")
+    elif m := _FULL_AMOUNT.match(token):
+        out.append(f"{m.group(1)}k")
+    elif m := _YEAR.match(token):
+        out.append(f"{m.group(1)}届")
+    elif token.isdigit() and len(token) == 2 and f"{token}届" in text:
+        out.append(f"20{token}")
+    return [form for form in dict.fromkeys(out) if form != token]
+
+
 def _english_lemmas(word: str) -> list[str]:
     """Base forms of an inflected English word, most likely first (robots -> robot, tagging -> tag).
 
@@ -411,7 +445,7 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
             continue
         seen.add(token)
         concept = Concept(token, [Alternative(token, 1.0)], SUBWORD_WEIGHT if token in nested else 1.0)
-        for variant in _english_variants(token):
+        for variant in _english_variants(token) + _number_forms(token, text):
             concept.alternatives.append(Alternative(variant, VARIANT_WEIGHT))
         skill = canonical_skill(token)
         if skill and _fold(skill) != token:
