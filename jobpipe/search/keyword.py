@@ -23,7 +23,7 @@ from typing import Any
 import psycopg
 
 from jobpipe.search.filters import FilterSQL
-from jobpipe.search.query_terms import Concept
+from jobpipe.search.query_terms import Alternative, Concept
 from jobpipe.text.tokenize import search_tokens
 
 #: BM25 length normalization (term frequency is not used, so k1 only shapes the curve).
@@ -186,15 +186,44 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
         freqs, total = _count_frequencies(conn, [(r[0], r[1]) for r in rows])
     prepared = [PreparedConcept(c.label, [], c.weight) for c in concepts]
     concept_idf: dict[int, float] = {}
+    chosen = _chosen_senses(concepts, flat, freqs)
     for (ci, alt), row, (body_freq, title_freq) in zip(flat, rows, freqs):
         if ci not in concept_idf:   # the first alternative is the word as typed
             concept_idf[ci] = _idf(body_freq, total)
+        if alt.sense is not None and alt.sense not in chosen[ci]:
+            continue
         body_q = row[0] or None
         title_q = row[1] or None
         if body_q is None and title_q is None:
             continue
         prepared[ci].alts.append(Alt(body_q, title_q, alt.weight, concept_idf[ci], body_freq, title_freq, total))
     return [p for p in prepared if p.alts]
+
+
+def _chosen_senses(concepts: list[Concept], flat: list[tuple[int, Alternative]],
+                   freqs: list[tuple[float, float]]) -> dict[int, set[str]]:
+    """Per concept, the dictionary senses searched: its first, then those the catalogue uses most.
+
+    The dictionary orders a word's senses its own way (全球: entire, total, global; 仓库: depot,
+    storehouse, warehouse; 移动: move, movement, ..., mobile), and its second sense was often one
+    no job posting uses, so the other language's posting shared no word with the question. The
+    first sense stays (it is the word's main meaning; choosing all by use preferred generic words:
+    事务 -> work over affairs); the other places go to the senses most postings contain (a gloss
+    or its plural, whichever is commoner), a property of the catalogue, not of a query. Senses
+    equally rare (none of them in the statistics) keep the dictionary's order.
+    """
+    usage: dict[int, dict[str, float]] = {}
+    for (ci, alt), (body_freq, _title_freq) in zip(flat, freqs):
+        if alt.sense is not None:
+            senses = usage.setdefault(ci, {})
+            senses[alt.sense] = max(senses.get(alt.sense, 0.0), body_freq)
+    chosen: dict[int, set[str]] = {}
+    for ci, senses in usage.items():
+        order = {sense: i for i, sense in enumerate(senses)}
+        first, *rest = senses
+        ranked = sorted(rest, key=lambda sense: (-senses[sense], order[sense]))
+        chosen[ci] = {first, *ranked[:max(concepts[ci].max_senses, 1) - 1]}
+    return chosen
 
 
 def _min_freq(lexemes: list[str] | None, table: dict[str, float], floor: float) -> float:

@@ -24,7 +24,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from jobpipe.search.resolve import bilingual_city_names, canonical_skill, city_aliases, resolve_city, skill_synonyms
-from jobpipe.search.translate import chinese_for, english_for
+from jobpipe.search.translate import (
+    MAX_GLOSSES,
+    MAX_HEADWORDS,
+    chinese_for,
+    chinese_senses,
+    english_for,
+    english_senses,
+)
 from jobpipe.search.types import SearchFilters
 from jobpipe.text.tokenize import tokenize
 
@@ -80,6 +87,9 @@ _REMOTE_WORDS = ("远程办公", "远程工作", "远程", "居家办公", "在�
 class Alternative:
     text: str          # tokenized with the same tokenizer as postings, then given to the database
     weight: float
+    #: The dictionary sense this alternative spells (a gloss and its plural share one), when it is
+    #: one of several senses the keyword leg chooses among (``Concept.max_senses``); else None.
+    sense: str | None = None
 
 
 @dataclass
@@ -87,6 +97,8 @@ class Concept:
     label: str
     alternatives: list[Alternative] = field(default_factory=list)
     weight: float = 1.0    # scales the concept's IDF (a part of a longer query word counts less)
+    #: At most this many of the alternatives' dictionary senses are searched (0: no choice to make).
+    max_senses: int = 0
 
 
 def _fold(text: str) -> str:
@@ -225,6 +237,40 @@ def _english_variants(token: str) -> list[str]:
     return [token + "s"]
 
 
+_K_RANGE = re.compile(r"^(\d{1,3})k?-(\d{1,3})k$")          # 20-30k, 20k-30k
+_FULL_RANGE = re.compile(r"^([1-9]\d{0,2})000-([1-9]\d{0,2})000$")   # 20000-30000
+_K_AMOUNT = re.compile(r"^(\d{1,3})k$")                        # 25k
+_FULL_AMOUNT = re.compile(r"^([1-9]\d{0,2})000$")              # 25000
+_YEAR = re.compile(r"^20([1-4]\d)$")                           # 2025
+
+
+def _number_forms(token: str, text: str) -> list[str]:
+    """The other ways postings write an amount or a graduate cohort the query states.
+
+    A posting's "20000-30000 RMB" and a query's "20-30k" share no token (the tokenizer keeps a
+    range whole), nor do "2025 graduates" and a Chinese campus posting's "25届": the number the
+    question states was then the one word that could tell two sibling postings apart, and it
+    matched neither. Thousands are written out or as k; a year 20NN is also the cohort NN届,
+    and a Chinese query's NN届 also the year.
+    """
+    out: list[str] = []
+    if m := _K_RANGE.match(token):
+        a, b = m.groups()
+        out += [f"{a}000-{b}000", f"{a}k-{b}k", f"{a}-{b}k"]
+    elif m := _FULL_RANGE.match(token):
+        a, b = m.groups()
+        out += [f"{a}-{b}k", f"{a}k-{b}k"]
+    elif m := _K_AMOUNT.match(token):
+        out.append(f"{m.group(1)}000")
+    elif m := _FULL_AMOUNT.match(token):
+        out.append(f"{m.group(1)}k")
+    elif m := _YEAR.match(token):
+        out.append(f"{m.group(1)}届")
+    elif token.isdigit() and len(token) == 2 and f"{token}届" in text:
+        out.append(f"20{token}")
+    return [form for form in dict.fromkeys(out) if form != token]
+
+
 def _english_lemmas(word: str) -> list[str]:
     """Base forms of an inflected English word, most likely first (robots -> robot, tagging -> tag).
 
@@ -250,29 +296,37 @@ def _english_lemmas(word: str) -> list[str]:
     return out
 
 
-def _translations(token: str) -> tuple[str, ...]:
+def _translations(token: str) -> tuple[list[tuple[str, str | None]], int]:
     """The dictionary's words for a query word in the other language, inflections included.
 
-    An English word is looked up as typed, else by its base form (dictionary senses are base
-    forms); a hyphenated one also as separate words ("live-streaming" -> "live streaming").
-    Single English glosses of a Chinese word get their singular/plural too, as the typed word
-    does: "investigation" must also find a posting titled "Investigations".
+    Returns (word, sense) pairs and how many of the senses to search: a Chinese word's
+    dictionary senses (up to ``STORED_SENSES``) are choices, of which the keyword leg searches
+    ``MAX_GLOSSES``: the first and the ones its catalogue uses most (``keyword._chosen_senses``).
+    A compound read from its words has no senses to choose among (sense None, all kept), nor
+    has an English word: its first ``MAX_HEADWORDS`` headwords are kept (choosing those by use
+    too lost English-to-Chinese queries, 2026-12-03). An English word is looked up as typed, else by its base
+    form (dictionary senses are base forms); a hyphenated one also as separate words
+    ("live-streaming" -> "live streaming"). Single English glosses of a Chinese word get their
+    singular/plural too, as the typed word does: "investigation" must also find a posting
+    titled "Investigations".
     """
     if _CJK_CHAR.search(token):
-        out: list[str] = []
-        for gloss in english_for(token) or _composed_glosses(token):
-            out.append(gloss)
+        senses = english_senses(token)
+        out: list[tuple[str, str | None]] = []
+        for gloss in senses or _composed_glosses(token):
+            sense = gloss if senses else None
+            out.append((gloss, sense))
             if " " not in gloss:
-                out.extend(_english_variants(gloss))
-        return tuple(dict.fromkeys(out))
+                out.extend((v, sense) for v in _english_variants(gloss))
+        return list(dict.fromkeys(out)), MAX_GLOSSES if senses else 0
     forms = [token]
     if "-" in token:
         forms.append(token.replace("-", " "))
     for form in forms + _english_lemmas(token):
-        heads = chinese_for(form)
+        heads = chinese_senses(form)
         if heads:
-            return heads
-    return ()
+            return [(h, None) for h in heads[:MAX_HEADWORDS]], 0
+    return [], 0
 
 
 def _curated_english(word: str) -> tuple[str, ...]:
@@ -344,17 +398,21 @@ def _add_translations(concept: Concept, token: str) -> None:
                     known.add(word)
         # The dictionary knows the other places of that name: 圣地亚哥 is Santiago in the city
         # table, and San Diego too.
-        for word in _translations(token) if _CJK_CHAR.search(token) else ():
-            if word not in known:
-                concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
-                known.add(word)
+        if _CJK_CHAR.search(token):
+            _add_senses(concept, known, *_translations(token))
         return
     if len(known) > 1 and any(t != token for t in _term_groups(skills=False).get(token, ())):
         return
-    for word in _translations(token):
+    _add_senses(concept, known, *_translations(token))
+
+
+def _add_senses(concept: Concept, known: set[str], words: list[tuple[str, str | None]], limit: int) -> None:
+    for word, sense in words:
         if word not in known:
-            concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT))
+            concept.alternatives.append(Alternative(word, DICTIONARY_WEIGHT, sense))
             known.add(word)
+    if limit:
+        concept.max_senses = limit
 
 
 def _latin_phrases(tokens: list[str]) -> list[str]:
@@ -387,7 +445,7 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
             continue
         seen.add(token)
         concept = Concept(token, [Alternative(token, 1.0)], SUBWORD_WEIGHT if token in nested else 1.0)
-        for variant in _english_variants(token):
+        for variant in _english_variants(token) + _number_forms(token, text):
             concept.alternatives.append(Alternative(variant, VARIANT_WEIGHT))
         skill = canonical_skill(token)
         if skill and _fold(skill) != token:

@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 #: At most this many translations per word (the dictionary's first senses are the common ones).
 MAX_GLOSSES = 2
 MAX_HEADWORDS = 3
+#: Senses kept per word in the derived tables: the keyword leg chooses its MAX_GLOSSES /
+#: MAX_HEADWORDS among these by how often the catalogue uses them (``english_senses``).
+STORED_SENSES = 6
 #: A gloss longer than this many words is an explanation, not a translation.
 MAX_GLOSS_WORDS = 3
 
@@ -43,7 +46,7 @@ _SKIP = re.compile(r"^(CL:|variant of|old variant|see |surname |abbr\. for|also 
 _WORD = re.compile(r"^[a-z][a-z0-9+#.'\- ]*[a-z0-9+#]$|^[a-z]$")
 _TO = re.compile(r"^to ", re.I)
 #: Version of the derived tables' format (part of the cache file's name).
-_CACHE_FORMAT = 4
+_CACHE_FORMAT = 5
 _lock = threading.Lock()
 
 
@@ -155,24 +158,39 @@ def _parse() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
             if gloss not in glosses:
                 glosses.append(gloss)
             to_zh.setdefault(gloss, []).append((rank, simplified))
-    english = {k: tuple(v[:MAX_GLOSSES]) for k, v in to_en.items() if v}
+    english = {k: tuple(v[:STORED_SENSES]) for k, v in to_en.items() if v}
     chinese = {}
     for gloss, heads in to_zh.items():
         # The entries whose first sense this is come first; shorter headwords before longer.
         ordered = [h for _, h in sorted(heads, key=lambda rh: (rh[0], len(rh[1]), rh[1]))]
-        chinese[gloss] = tuple(dict.fromkeys(ordered))[:MAX_HEADWORDS]
+        chinese[gloss] = tuple(dict.fromkeys(ordered))[:STORED_SENSES]
     return english, chinese
 
 
 def english_for(word: str) -> tuple[str, ...]:
-    """Short English translations of a Chinese word (empty when the dictionary has none)."""
+    """Short English translations of a Chinese word, the dictionary's first MAX_GLOSSES."""
+    return english_senses(word)[:MAX_GLOSSES]
+
+
+def chinese_for(term: str) -> tuple[str, ...]:
+    """Chinese words whose dictionary entry has ``term`` as a whole sense, the first MAX_HEADWORDS."""
+    return chinese_senses(term)[:MAX_HEADWORDS]
+
+
+def english_senses(word: str) -> tuple[str, ...]:
+    """Up to STORED_SENSES short English translations of a Chinese word, in the dictionary's order.
+
+    The dictionary's order is not a job posting's: 全球 lists "entire" and "total" before
+    "global", 维护 "defend" before "maintain". The caller picks among these (the keyword leg by
+    how often its catalogue uses each, ``keyword.prepare_concepts``).
+    """
     if not _CJK.search(word):
         return ()
     return _lookup("en", word)
 
 
-def chinese_for(term: str) -> tuple[str, ...]:
-    """Chinese words whose dictionary entry has ``term`` (lower case) as a whole sense."""
+def chinese_senses(term: str) -> tuple[str, ...]:
+    """Up to STORED_SENSES Chinese headwords having ``term`` (lower case) as a whole sense."""
     if _CJK.search(term):
         return ()
     return _lookup("zh", term.lower().strip())

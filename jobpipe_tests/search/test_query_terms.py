@@ -135,3 +135,25 @@ def test_a_compound_read_from_its_words_finds_the_english_posting_first(db):
     db.commit()
     response = search(db, "金融服务 客户工程师", mode="keyword")
     assert response.results[0].job_id == target
+
+
+def test_amounts_and_cohorts_are_also_searched_as_postings_write_them():
+    assert {"20000-30000", "20k-30k"} <= set(_alternatives("substrate developer 20-30k RMB", "20-30k"))
+    assert "20-30k" in _alternatives("薪资20000-30000", "20000-30000")
+    assert "25000" in _alternatives("25k salary", "25k") and "25k" in _alternatives("salary 25000", "25000")
+    assert "25届" in _alternatives("2025 graduates", "2025")
+    assert "2025" in _alternatives("招聘25届毕业生", "25")
+    assert set(_alternatives("3 years", "3")) == {"3"}          # a bare number is no cohort
+
+
+def test_a_stated_amount_tells_sibling_postings_apart(db):
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import insert_job
+
+    insert_job(db, "lead", "Substrate Lead Developer 薪水 25000+ RMB", description="远程，Rust 开发。")
+    target = insert_job(db, "dev", "substrate工程师 薪水 20000-30000 RMB", description="远程，Rust 开发。")
+    insert_job(db, "grad24", "英语客服 24届-26届毕业生", description="远程客服。")
+    grad = insert_job(db, "grad25", "英语客服 25届和26届毕业生", description="远程客服。")
+    db.commit()
+    assert search(db, "substrate developer 20-30k RMB", mode="keyword").results[0].job_id == target
+    assert search(db, "English customer support, 2025 graduates", mode="keyword").results[0].job_id == grad

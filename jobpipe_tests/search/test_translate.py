@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from jobpipe.search import search
+from jobpipe.search import keyword, search
 from jobpipe.search.query_terms import SUBWORD_WEIGHT, query_concepts
-from jobpipe.search.translate import _clean_gloss, available, chinese_for, english_for
+from jobpipe.search.translate import _clean_gloss, available, chinese_for, english_for, english_senses
 from jobpipe_tests.search.helpers import insert_job
 
 
@@ -104,3 +104,31 @@ def test_parts_of_a_place_name_keep_no_unrelated_translations():
     assert concepts["柏林"] == ["柏林"]                 # Dublin's part is no Berlin
     assert "holy land" not in concepts["圣地"]
     assert "data" in concepts["数据"]                   # a word that composes keeps its parts' senses
+
+
+def test_the_dictionary_keeps_more_senses_than_it_searches():
+    # english_for is the dictionary's first MAX_GLOSSES; english_senses the ones the search may choose among.
+    assert english_for("仓库") == ("depot", "storehouse")
+    assert "warehouse" in english_senses("仓库")
+    assert english_senses("全球")[:2] == english_for("全球") and "global" in english_senses("全球")
+
+
+def test_a_sense_the_catalogue_uses_is_searched_beside_the_dictionary_first(db):
+    # 仓库's first senses are depot and storehouse; a posting says warehouse. Only the senses
+    # the catalogue contains compete for the second place, so the English posting is found.
+    target = insert_job(db, "wh", "Warehouse associate", cities=["Reno"], description="Pick and pack warehouse orders.")
+    insert_job(db, "zh", "客服专员", cities=["Reno"], description="处理客户来电。")
+    db.commit()
+    db.execute("ANALYZE job_terms")
+    keyword._stats_cache.clear()   # this catalogue's frequencies, not an earlier test's
+    response = search(db, "仓库", mode="keyword", debug=True)
+    assert [r.job_id for r in response.results] == [target]
+    bodies = [a["body"] for c in response.debug["keyword_concepts"] if c["label"] == "仓库" for a in c["alternatives"]]
+    assert "'depot'" in bodies and "'warehouse'" in bodies and "'storehouse'" not in bodies
+
+
+def test_a_chinese_word_lists_its_dictionary_senses_as_choices():
+    concept = {c.label: c for c in query_concepts("仓库")}["仓库"]
+    senses = {a.text: a.sense for a in concept.alternatives}
+    assert senses["warehouses"] == "warehouse" and senses["仓库"] is None
+    assert concept.max_senses == 2
