@@ -96,6 +96,7 @@ class VectorPlan:
     method: str                 # "hnsw" | "hnsw_iterative" | "exact"
     filter_rows: int | None     # matching rows (planner's estimate), None without a filter
     fallback: bool = False      # the iterative scan found too few rows: answered by the exact scan
+    table_rows: float | None = None   # embedded vectors (pg_class estimate), read once when the cap needed it
 
 
 def exact_max_rows(total: float) -> int:
@@ -122,8 +123,10 @@ def choose_plan(conn: psycopg.Connection, fsql: FilterSQL) -> VectorPlan:
     if not fsql.selective:
         return VectorPlan("hnsw", None)   # only open/closed: iterative scan covers the closed few
     estimate = _estimated_rows(conn, fsql)
-    cap = exact_max_rows(_embedded_rows(conn)) if estimate > EXACT_MAX_ROWS else EXACT_MAX_ROWS
-    return VectorPlan("exact" if estimate <= cap else "hnsw_iterative", estimate)
+    if estimate <= EXACT_MAX_ROWS:
+        return VectorPlan("exact", estimate)
+    total = _embedded_rows(conn)
+    return VectorPlan("exact" if estimate <= exact_max_rows(total) else "hnsw_iterative", estimate, table_rows=total)
 
 
 def _estimated_rows(conn: psycopg.Connection, fsql: FilterSQL) -> int:
@@ -149,7 +152,7 @@ def vector_candidates(
     ef_search = max(EF_SEARCH, int(limit))
     scan_tuples = MIN_SCAN_TUPLES
     if plan.method == "hnsw_iterative" and plan.filter_rows:
-        total = _embedded_rows(conn)
+        total = plan.table_rows if plan.table_rows is not None else _embedded_rows(conn)
         # Expect to visit limit / selectivity tuples; allow a margin, within bounds.
         scan_tuples = int(min(MAX_SCAN_TUPLES, max(MIN_SCAN_TUPLES, 4 * limit * total / plan.filter_rows)))
     with conn.transaction():
