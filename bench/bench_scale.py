@@ -34,6 +34,7 @@ from psycopg import sql
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_search_speed import latency_run, pct  # noqa: E402
 from bench_store import (  # noqa: E402  (the bench scripts import each other as plain modules)
     cpu_timed,
     drop_database,
@@ -45,7 +46,7 @@ from bench_store import (  # noqa: E402  (the bench scripts import each other as
 
 from jobpipe.db import connect  # noqa: E402
 from jobpipe.embedding.base import l2_normalize  # noqa: E402
-from jobpipe.search import SearchFilters, search  # noqa: E402
+from jobpipe.search import SearchFilters  # noqa: E402
 from jobpipe.store import index_recall, sync_job_embeddings, sync_job_terms, upsert_jobs  # noqa: E402
 from jobpipe.store.index import _create_sql, index_name, model_predicate  # noqa: E402
 
@@ -157,11 +158,6 @@ def size(conn: psycopg.Connection, relation: str) -> float:
     return conn.execute("SELECT pg_total_relation_size(%s::regclass)", (relation,)).fetchone()[0] / GB
 
 
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 # ---------------------------------------------------------------- quantized variants
 def quantized_recall(conn: psycopg.Connection, model: str, dims: int, queries: list[np.ndarray], kind: str,
                      k: int = 10, rerank: int = 100) -> tuple[float, float, float]:
@@ -228,26 +224,11 @@ def search_phase(conn: psycopg.Connection, url: str, model: str, dims: int, n_qu
     ]
     print(f"\nsearch ({len(texts)} queries, server time without query embedding, warm, load average "
           f"{os.getloadavg()[0]:.1f}):", flush=True)
-    with connect(url, autocommit=True) as second:
-        conn.prepare_threshold = None
-        second.prepare_threshold = None
-        for q in texts[:10]:
-            search(conn, q, embedder=precomputed, keyword_conn=second)
-        for label, mode, filters in scenarios:
-            times: list[float] = []
-            stages: dict[str, list[float]] = {}
-            plans: dict[str, int] = {}
-            for q in texts:
-                r = search(conn, q, filters, embedder=precomputed, mode=mode, debug=True, keyword_conn=second)
-                times.append(r.timings_ms["total"] - r.timings_ms.get("embed", 0.0))
-                for k, v in r.timings_ms.items():
-                    stages.setdefault(k, []).append(v)
-                method = (r.debug.get("vector_plan") or {}).get("method", "-")
-                plans[method] = plans.get(method, 0) + 1
-            medians = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages.items()
-                                if k not in ("total", "embed"))
-            print(f"  {label:<40} p50 {pct(times, 50):6.1f} ms  p99 {pct(times, 99):6.1f} ms  "
-                  f"(stage medians ms: {medians}; vector plans {plans})", flush=True)
+    for label, mode, filters in scenarios:
+        times, stages, plans = latency_run(url, texts, precomputed, mode, filters, prepared=False)
+        medians = ", ".join(f"{k} {v:.1f}" for k, v in stages.items() if k not in ("total", "embed"))
+        print(f"  {label:<40} p50 {pct(times, 50):6.1f} ms  p99 {pct(times, 99):6.1f} ms  "
+              f"(stage medians ms: {medians}; vector plans {plans})", flush=True)
     return texts, vectors
 
 

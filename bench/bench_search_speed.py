@@ -199,12 +199,16 @@ def pct(values: list[float], p: float) -> float:
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def latency_run(url, queries, embedder, mode, filters, *, side_by_side: bool = True,
+def latency_run(url, queries, embedder, mode, filters, *, side_by_side: bool = True, prepared: bool = True,
                 ) -> tuple[list[float], dict[str, float], dict[str, int]]:
     """Per-query server time; hybrid runs its legs side by side on two connections (as the
-    service does when its pool has a spare) unless ``side_by_side`` is False."""
+    service does when its pool has a spare) unless ``side_by_side`` is False. ``prepared=False``
+    plans every statement afresh (no server-side prepared statements: each query's own plan).
+    Returns the times, each stage's median and how many queries took each vector plan."""
     server, stages, plans = [], {}, {}
     with connect(url, autocommit=True) as conn, connect(url, autocommit=True) as second:
+        if not prepared:
+            conn.prepare_threshold = second.prepare_threshold = None
         spare = second if side_by_side else None
         for q in queries[:5]:
             search(conn, q, filters, embedder=embedder, mode=mode, keyword_conn=spare)   # warm caches and connection

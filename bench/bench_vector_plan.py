@@ -18,20 +18,20 @@ import os
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from jobpipe.db import connect
-from jobpipe.db.rows import one
-from jobpipe.search import SearchFilters
-from jobpipe.search.filters import build_filter_sql
-from jobpipe.search.vector import VectorPlan, _estimated_rows, choose_plan, vector_candidates
-from jobpipe.store.models import active_model
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_search_speed import pct  # noqa: E402  (the bench scripts import each other as plain modules)
 
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+from jobpipe.db import connect  # noqa: E402
+from jobpipe.db.rows import one  # noqa: E402
+from jobpipe.search import SearchFilters  # noqa: E402
+from jobpipe.search.filters import build_filter_sql  # noqa: E402
+from jobpipe.search.vector import VectorPlan, _estimated_rows, choose_plan, vector_candidates  # noqa: E402
+from jobpipe.store.models import active_model  # noqa: E402
 
 
 def main() -> int:
