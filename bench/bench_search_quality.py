@@ -41,6 +41,7 @@ from search_eval_loader import build_vector_index, get_embedder, load_eval_corpu
 from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
 from jobpipe.search import SearchFilters, search  # noqa: E402
+from jobpipe.store import sync_job_terms  # noqa: E402
 
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "eval"
 OWN_QUERIES = Path(__file__).resolve().parent / "labels" / "search_queries.jsonl"
@@ -67,7 +68,11 @@ def prepare_database(reuse: bool) -> tuple[str, dict[int, str], object]:
     with connect(url) as conn:
         if exists:
             ids = {i: e for i, e in conn.execute("SELECT job_id, external_id FROM jobs")}
-            print(f"reusing {DB_NAME}: {len(ids)} postings")
+            # A migration or a tokenizer change may have left terms stale: bring them current,
+            # so a before/after comparison on one database (one HNSW graph) differs only in them.
+            terms = sync_job_terms(conn)
+            conn.commit()
+            print(f"reusing {DB_NAME}: {len(ids)} postings, keyword terms computed again for {terms.computed}")
             return url, ids, embedder
         start = time.perf_counter()
         ids, loader = load_eval_corpus(conn, EVAL / "postings.jsonl", embedder)

@@ -157,3 +157,16 @@ def test_a_stated_amount_tells_sibling_postings_apart(db):
     db.commit()
     assert search(db, "substrate developer 20-30k RMB", mode="keyword").results[0].job_id == target
     assert search(db, "English customer support, 2025 graduates", mode="keyword").results[0].job_id == grad
+
+
+def test_an_amount_matches_however_its_thousands_are_separated(db):
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import insert_job
+
+    grouped = insert_job(db, "grouped", "Account Manager", description="Pay: $8,000 - $9,500 per month.")
+    plain = insert_job(db, "plain", "Account Manager", description="月薪 12000 到 15000 美元。")
+    insert_job(db, "other", "Account Manager", description="Pay: $6,000 - $7,000 per month, 000 bonus.")
+    db.commit()
+    assert search(db, "account manager 8000 to 9500 USD", mode="keyword").results[0].job_id == grouped
+    assert search(db, "月薪 8000 到 9500 美元 account manager", mode="keyword").results[0].job_id == grouped
+    assert search(db, "account manager $12,000 - $15,000", mode="keyword").results[0].job_id == plain
