@@ -2,32 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import uuid
-
 import psycopg
 
-from jobpipe.config import SQL_DIR
-from jobpipe.db import migrate, with_database
-from jobpipe.db.connection import database_url
+from jobpipe.db import migrate
 from jobpipe.store import sync_job_terms
+from jobpipe_tests.migrations import database_before
 
 
 def test_terms_written_before_the_grouped_number_tokenizer_are_computed_again(tmp_path):
-    before = tmp_path / "sql"
-    before.mkdir()
-    for path in SQL_DIR.glob("*.sql"):
-        if path.name[:4].isdigit() and int(path.name[:4]) < 26:
-            shutil.copy(path, before / path.name)
-    base = database_url()
-    name = f"jobpipe_test_mig_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    admin = with_database(base, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(base, name)
-    try:
-        migrate(url, before)
+    with database_before(26, tmp_path) as url:
         with psycopg.connect(url) as conn:
             job_id = conn.execute(
                 "INSERT INTO jobs (source, external_id, title, description_text, content_hash, record_hash) "
@@ -49,6 +32,3 @@ def test_terms_written_before_the_grouped_number_tokenizer_are_computed_again(tm
             assert "8000" in words and "000" not in words
             assert conn.execute("SELECT content_hash FROM job_terms WHERE job_id = %s", (job_id,)).fetchone()[0] == "c1"
             assert sync_job_terms(conn, workers=0).computed == 0
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

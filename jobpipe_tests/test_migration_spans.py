@@ -2,33 +2,17 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import uuid
 from datetime import date
 
 import psycopg
 
-from jobpipe.config import SQL_DIR
-from jobpipe.db import migrate, with_database
-from jobpipe.db.connection import database_url
+from jobpipe.db import migrate
 from jobpipe.sources import load_snapshot
+from jobpipe_tests.migrations import database_before
 
 
 def test_legacy_item_lists_become_spans_that_replay_every_day_alike(tmp_path):
-    before = tmp_path / "sql"
-    before.mkdir()
-    for path in SQL_DIR.glob("*.sql"):
-        if path.name[:4].isdigit() and int(path.name[:4]) < 20:
-            shutil.copy(path, before / path.name)
-    base = database_url()
-    name = f"jobpipe_test_mig_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    admin = with_database(base, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = with_database(base, name)
-    try:
-        migrate(url, before)
+    with database_before(20, tmp_path) as url:
         days = [date(2026, 9, d) for d in (1, 2, 3, 4)]
         # p1: A, A, B, A ; p2: listed days 1-2 and 4 (missing on day 3); p3: day 4 only; p4 listed twice on day 1
         listings = [{"p1": "A", "p2": "x", "p4": "old"}, {"p1": "A", "p2": "x"}, {"p1": "B"},
@@ -62,6 +46,3 @@ def test_legacy_item_lists_become_spans_that_replay_every_day_alike(tmp_path):
                                  ).fetchone()
             assert spans == (7, 3)   # p1: A, B, A; p2: twice; p4: once; p3: once -- open: p1, p2, p3
             assert conn.execute("SELECT to_regclass('fetch_run_items')").fetchone()[0] is None
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
