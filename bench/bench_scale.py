@@ -4,6 +4,7 @@
     python bench/bench_scale.py --n 100000            # the 100k point of the sizing table
     python bench/bench_scale.py --n 20000 --queries 50 --skip-quantized   # a quick smoke run
     python bench/bench_scale.py --reuse URL                # the search phase again, on a --keep run's database
+    python bench/bench_scale.py --n 200000 --skip-quantized --stop-after-rerun --reruns 5   # the re-run figure only
 
 Runs in a throw-away database on the configured server (created here, dropped at the end unless
 ``--keep``). Every step is jobpipe's own code path (``upsert_jobs``, ``sync_job_terms``,
