@@ -98,6 +98,30 @@ def test_listing_digest_sees_every_recorded_field_and_order():
     assert listing_digest([naive]) != listing_digest([base])
 
 
+def test_listing_digest_sees_a_change_in_any_chunk():
+    from jobpipe.hashing import LISTING_CHUNK, listing_digest
+
+    base = _as_normalized(BASE)
+    listing = [replace(base, external_id=str(i)) for i in range(2 * LISTING_CHUNK + LISTING_CHUNK // 2)]
+    digest = listing_digest(listing)
+    assert digest is not None and listing_digest([replace(p) for p in listing]) == digest
+    later = datetime(2026, 11, 3, tzinfo=timezone.utc)
+    for i in (0, LISTING_CHUNK - 1, LISTING_CHUNK, len(listing) - 1):   # both sides of a chunk boundary, the last
+        for change in ({"url": "https://acme.example/other"}, {"posted_at": later}, {"posted_at": None},
+                       {"valid_through": later}, {"salary": Salary(min=1.0)}, {"content_hash": "other"}):
+            changed = listing.copy()
+            changed[i] = replace(listing[i], **change)
+            assert listing_digest(changed) != digest, (i, change)
+        missing = listing.copy()
+        missing[i] = replace(listing[i], content_hash="")
+        assert listing_digest(missing) is None, i
+    edge = LISTING_CHUNK - 1   # two postings swapped across a chunk boundary
+    swapped = [*listing[:edge], listing[edge + 1], listing[edge], *listing[edge + 2:]]
+    assert listing_digest(swapped) != digest
+    assert listing_digest(listing[:-1]) != digest
+    assert listing_digest(listing[:LISTING_CHUNK]) != listing_digest(listing[:LISTING_CHUNK + 1])
+
+
 def test_listing_digest_declines_what_it_cannot_vouch_for():
     from decimal import Decimal
 
