@@ -198,12 +198,13 @@ def search_phase(conn: psycopg.Connection, url: str, model: str, dims: int, n_qu
 
     Query texts are sampled titles; their vectors lie near existing postings (the stored vector
     plus a little noise), so the vector leg does the work a real query gives it. The stage medians
-    (``timings_ms`` of ``debug=True``) and the vector plans say which leg costs what.
+    (``timings_ms`` of ``debug=True``) and the vector plans say which leg costs what. The sample
+    is repeatable: every ``--reuse`` run of one database searches the same queries.
     """
     rng = random.Random(7)
     nrng = np.random.default_rng(7)
     sample = conn.execute(
-        sql.SQL("SELECT j.title, e.embedding FROM jobs j TABLESAMPLE SYSTEM (1) JOIN job_embeddings e "
+        sql.SQL("SELECT j.title, e.embedding FROM jobs j TABLESAMPLE SYSTEM (1) REPEATABLE (7) JOIN job_embeddings e "
                 "USING (job_id) WHERE {p} LIMIT %s").format(p=model_predicate(model, "e")),
         (n_queries,)).fetchall()
     vectors: dict[str, np.ndarray] = {}
@@ -260,7 +261,7 @@ def recall_by_ef(conn: psycopg.Connection, model: str, dims: int, queries: list[
     conn.execute("RESET hnsw.ef_search")
 
 
-def reuse(url: str, dims: int, n_queries: int, build_memory: str) -> int:
+def reuse(url: str, dims: int, n_queries: int, build_memory: str, recall: bool = True) -> int:
     """The search phase alone on a database a ``--keep`` run left (rebuilding its HNSW index if the
     quantized variants dropped it), so it can be re-measured on a quiet machine."""
     with connect(url, autocommit=True) as conn:
@@ -274,7 +275,8 @@ def reuse(url: str, dims: int, n_queries: int, build_memory: str) -> int:
         total = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
         print(f"bench_scale --reuse: {total:,} postings, load average {os.getloadavg()[0]:.1f}", flush=True)
         texts, vectors = search_phase(conn, url, model, dims, n_queries)
-        recall_by_ef(conn, model, dims, [vectors[t] for t in texts[:50]])
+        if recall:
+            recall_by_ef(conn, model, dims, [vectors[t] for t in texts[:50]])
     return 0
 
 
@@ -293,9 +295,11 @@ def main() -> int:
                         help="time the unchanged re-run's upsert this many times (the median is reported)")
     parser.add_argument("--stop-after-rerun", action="store_true",
                         help="stop after the unchanged re-run (no changed day, HNSW or search phase)")
+    parser.add_argument("--no-recall", action="store_true",
+                        help="with --reuse: skip recall by ef_search (50 exact scans of the whole table)")
     args = parser.parse_args()
     if args.reuse:
-        return reuse(args.reuse, args.dims, args.queries, args.build_memory)
+        return reuse(args.reuse, args.dims, args.queries, args.build_memory, recall=not args.no_recall)
     n, dims = args.n, args.dims
     print(f"bench_scale: {n:,} synthetic postings, {dims}-dim synthetic vectors, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)

@@ -6,6 +6,7 @@ import pytest
 from jobpipe.db import MigrationError, migrate
 from jobpipe.db.migrate import applied_versions, load_migrations
 from jobpipe.db.rows import MissingRowError, one
+from jobpipe.db.server import machine_memory, memory_settings
 
 
 def test_migrations_recorded_once(database):
@@ -73,7 +74,8 @@ def test_embedded_server_lifecycle_through_the_cli(tmp_path):
         url = cli("url")
         assert url.returncode == 0, url.stderr
         with psycopg.connect(url.stdout.strip()) as conn:
-            assert conn.execute("SHOW shared_buffers").fetchone()[0] == "1GB"
+            wanted = memory_settings(machine_memory())["shared_buffers"]   # sized from this machine's memory
+            assert conn.execute("SHOW shared_buffers").fetchone()[0] == wanted
             assert conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
         status = cli("status")
         assert "running" in status.stdout and str(tmp_path) in status.stdout, (status.stdout, status.stderr)
