@@ -11,6 +11,7 @@ source's run with its HTTP error. Screenshots go to the test's temporary folder 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import time
@@ -182,19 +183,38 @@ def test_a_backfill_of_three_past_days_from_the_partition_dialog_replays_without
     assert len(ui_home.server.log) == requests_before       # replayed from snapshots: no HTTP request
 
 
-def test_the_nightly_schedule_and_the_sensors_are_running(ui_home: Home, page) -> None:
-    from playwright.sync_api import expect
+def _switch_is_on(page, switch) -> bool:
+    target = switch.get_attribute("for", timeout=5_000)
+    box = page.locator(f"input#{target}")
+    return bool(target) and box.count() == 1 and box.is_checked(timeout=1_000)
 
+
+def _eventually(check, *, seconds: float) -> bool:
+    """Whether ``check()`` holds within ``seconds``; a try that raises (an element re-rendered away
+    between finding and reading it) counts as not yet."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if check():
+                return True
+        except Exception:   # noqa: BLE001 - playwright's errors for a detached element vary
+            pass
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.25)
+
+
+def test_the_nightly_schedule_and_the_sensors_are_running(ui_home: Home, page) -> None:
     page.goto(ui_home.url + "/automation")
     for name in ("nightly_ingest", "jobpipe_automation", "register_sources", "source_freshness"):
         row = page.locator("[class*=ListItem_listItem]").filter(has_text=name).first
         row.wait_for()
         switch = row.locator("label[class*=formatSwitch]")      # the on/off switch (not the row's select box)
         switch.wait_for()
-        # the switch renders before the instigator's state has loaded: wait for it to settle (a
-        # stopped schedule or sensor still fails here, after the wait)
-        expect(page.locator(f"input#{switch.get_attribute('for')}"), f"{name} is not running").to_be_checked(
-            timeout=30_000)
+        # The switch renders before the instigator's state has loaded, and the list re-renders as it
+        # loads, giving the switch's input a new generated id: the input is looked up again through
+        # the label's current `for` on every try (a stopped schedule or sensor still fails, after 30 s).
+        assert _eventually(functools.partial(_switch_is_on, page, switch), seconds=30), f"{name} is not running"
     page.screens.shot("automation")
 
 
