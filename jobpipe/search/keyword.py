@@ -174,6 +174,12 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
     odd translation must not outweigh it.
     """
     flat = [(ci, alt) for ci, c in enumerate(concepts) for alt in c.alternatives]
+    romanized = {alt.romanizes for _, alt in flat if alt.romanizes is not None}
+    if romanized:
+        # A Latin word that some posting contains is that word (an English "women" is not 我们):
+        # its pinyin reading is searched only when it matches nothing as typed.
+        found = _words_found(conn, romanized)
+        flat = [(ci, alt) for ci, alt in flat if alt.romanizes is None or alt.romanizes not in found]
     if not flat:
         return []
     rows = _parse_terms(conn, [(search_tokens(a.text), a.text) for _, a in flat])
@@ -186,6 +192,11 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
         freqs, total = _count_frequencies(conn, [(r[0], r[1]) for r in rows])
     prepared = [PreparedConcept(c.label, [], c.weight) for c in concepts]
     concept_idf: dict[int, float] = {}
+    # A word read as pinyin is as specific as its reading (shuju, 数据: common), not as the
+    # spelling no posting has (which would always get the highest IDF).
+    for (ci, alt), (body_freq, _title_freq) in zip(flat, freqs):
+        if alt.romanizes is not None:
+            concept_idf[ci] = _idf(body_freq, total)
     chosen = _chosen_senses(concepts, flat, freqs)
     for (ci, alt), row, (body_freq, title_freq) in zip(flat, rows, freqs):
         if ci not in concept_idf:   # the first alternative is the word as typed
@@ -198,6 +209,36 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
             continue
         prepared[ci].alts.append(Alt(body_q, title_q, alt.weight, concept_idf[ci], body_freq, title_freq, total))
     return [p for p in prepared if p.alts]
+
+
+#: Latin words known to occur in some posting, per database, with when that was seen.
+_found_cache: dict[tuple[str, str], float] = {}
+_found_lock = threading.Lock()
+
+
+def _words_found(conn: psycopg.Connection, words: set[str]) -> set[str]:
+    """The plain Latin words some posting's terms contain.
+
+    One index probe per word (``EXISTS``: the first match ends it, no match costs a GIN probe).
+    A word found is remembered for ``_STATS_TTL_S``; a word not found is probed again next
+    time, so a posting that starts to use it counts at once.
+    """
+    key = _db_key(conn)
+    now = time.monotonic()
+    with _found_lock:
+        found = {w for w in words if now - _found_cache.get((key, w), -_STATS_TTL_S) < _STATS_TTL_S}
+    missing = sorted(words - found)
+    if missing:
+        rows = conn.execute(
+            "SELECT w FROM unnest(%s::text[]) AS w"
+            " WHERE EXISTS (SELECT 1 FROM job_terms WHERE search_tsv @@ to_tsquery('simple', w))", (missing,)).fetchall()
+        with _found_lock:
+            if len(_found_cache) + len(rows) > _PARSE_CACHE_MAX:
+                _found_cache.clear()
+            for (word,) in rows:
+                _found_cache[(key, word)] = now
+                found.add(word)
+    return found
 
 
 def _chosen_senses(concepts: list[Concept], flat: list[tuple[int, Alternative]],

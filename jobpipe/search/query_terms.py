@@ -33,6 +33,7 @@ from jobpipe.search.translate import (
     english_senses,
 )
 from jobpipe.search.types import SearchFilters
+from jobpipe.text.pinyin import marked, may_be_pinyin
 from jobpipe.text.tokenize import tokenize
 
 #: Weight of an alternative relative to the word the user typed.
@@ -90,6 +91,9 @@ class Alternative:
     #: The dictionary sense this alternative spells (a gloss and its plural share one), when it is
     #: one of several senses the keyword leg chooses among (``Concept.max_senses``); else None.
     sense: str | None = None
+    #: The typed Latin word this alternative reads as pinyin (``jobpipe.text.pinyin``): searched
+    #: only when that word matches no posting as typed (``keyword.prepare_concepts``); else None.
+    romanizes: str | None = None
 
 
 @dataclass
@@ -454,6 +458,9 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
             Alternative(t, TRANSLATION_WEIGHT) for t in _term_groups().get(token, ()) if t != token
         )
         _add_translations(concept, token)
+        if token.isascii() and token.isalpha() and may_be_pinyin(token):
+            # "lianjia" as the pinyin of 链家 in a posting's title or company, if no posting has it as typed.
+            concept.alternatives.append(Alternative(marked(token), VARIANT_WEIGHT, romanizes=token))
         concepts.append(concept)
     groups = _term_groups()
     by_label = {c.label: c for c in concepts}

@@ -32,6 +32,7 @@ import psycopg
 
 from jobpipe.db.rows import one
 from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
+from jobpipe.text.pinyin import posting_terms
 from jobpipe.text.tokenize import tokenize
 
 #: Rows per page read, tokenized and written (and committed) together.
@@ -79,7 +80,10 @@ def tokenize_rows(rows: list[_Row]) -> list[_Terms]:
     """(job_id, content_hash, title, company, cities, skills, description) -> terms rows.
 
     Each row carries its tokens split into plain ones and the rest (see ``_PLAIN_TOKEN``).
-    Module-level and free of database state so worker processes can run it.
+    The marked pinyin of the title's and company's Chinese words (``jobpipe.text.pinyin``) join
+    the plain tokens, and the title's also the title terms, but not ``search_length``: BM25's
+    lengths stay those of the text. Module-level and free of database state so worker
+    processes can run it.
     """
     out = []
     plain_token = _PLAIN_TOKEN.fullmatch
@@ -89,7 +93,10 @@ def tokenize_rows(rows: list[_Row]) -> list[_Terms]:
         special: list[str] = []
         for token in tokens:
             (plain if plain_token(token) else special).append(token)
-        out.append((job_id, chash, len(tokens), " ".join(plain), " ".join(special), title))
+        title_pinyin = posting_terms(tokenize(title))
+        pinyin = dict.fromkeys(title_pinyin + posting_terms(tokenize(company)))
+        title_terms = " ".join([title, *title_pinyin]) if title_pinyin else title
+        out.append((job_id, chash, len(tokens), " ".join(plain + list(pinyin)), " ".join(special), title_terms))
     return out
 
 

@@ -170,3 +170,56 @@ def test_an_amount_matches_however_its_thousands_are_separated(db):
     assert search(db, "account manager 8000 to 9500 USD", mode="keyword").results[0].job_id == grouped
     assert search(db, "月薪 8000 到 9500 美元 account manager", mode="keyword").results[0].job_id == grouped
     assert search(db, "account manager $12,000 - $15,000", mode="keyword").results[0].job_id == plain
+
+
+def test_a_latin_word_that_reads_as_pinyin_also_searches_its_marked_reading():
+    assert _alternatives("Lianjia real estate agent", "lianjia")["py0lianjia"] == 0.9
+    assert "py0shuju" in _alternatives("shuju fenxi", "shuju")
+    assert not any(a.startswith("py0") for a in _alternatives("data engineer", "engineer"))   # no pinyin reading
+
+
+def test_an_employer_named_in_pinyin_finds_the_posting_that_writes_it_in_chinese(db):
+    from jobpipe.search import keyword, search
+    from jobpipe_tests.search.helpers import insert_job
+
+    keyword._found_cache.clear()
+    insert_job(db, "other", "我爱我家 置业顾问", company="我爱我家", cities=["Kunming"], description="房产经纪，五险一金。")
+    target = insert_job(db, "lianjia", "链家地产 置业顾问", company="链家", cities=["Kunming"],
+                        description="房产经纪，五险一金。")
+    db.commit()
+    assert [r.job_id for r in search(db, "Lianjia", mode="keyword").results] == [target]
+    assert search(db, "Lianjia 置业顾问", mode="keyword").results[0].job_id == target
+    # typed without an input method: each word's reading, in the title
+    analyst = insert_job(db, "analyst", "数据分析师", description="负责业务报表。")
+    insert_job(db, "dba", "数据库管理员", description="负责业务报表。")
+    db.commit()
+    assert search(db, "shuju fenxi", mode="keyword").results[0].job_id == analyst
+
+
+def test_an_english_word_spelled_like_pinyin_does_not_match_chinese_postings(db):
+    from jobpipe.search import keyword, search
+    from jobpipe_tests.search.helpers import insert_job
+
+    keyword._found_cache.clear()
+    chinese = insert_job(db, "zh", "我们的运营专员", description="加入我们。")   # 我们 reads "women"
+    db.commit()
+    # no posting says "women": the reading is searched, and finds the posting that writes 我们
+    assert [r.job_id for r in search(db, "women", mode="keyword").results] == [chinese]
+    english = insert_job(db, "en", "Women in Tech Program Manager", description="Lead our women in tech programme.")
+    db.commit()
+    # once a posting has the word as typed, it is that English word: the Chinese posting drops out
+    assert [r.job_id for r in search(db, "women", mode="keyword").results] == [english]
+
+
+def test_a_word_read_as_pinyin_weighs_as_much_as_its_reading_is_rare(db):
+    from jobpipe.search import keyword
+    from jobpipe_tests.search.helpers import insert_job
+
+    keyword._found_cache.clear()
+    keyword._stats_cache.clear()
+    for i, title in enumerate(["数据分析师", "数据工程师", "链家经纪人", "销售"]):
+        insert_job(db, f"p{i}", title)
+    db.commit()
+    [shuju, lianjia] = keyword.prepare_concepts(db, query_concepts("shuju lianjia"))
+    # 数据 is in half the titles, 链家 in one: typed as pinyin, neither spelling is in any posting
+    assert shuju.alts[0].idf == keyword._idf(2 / 4, 4) < lianjia.alts[0].idf == keyword._idf(1 / 4, 4)

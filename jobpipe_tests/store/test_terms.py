@@ -6,6 +6,7 @@ import pytest
 
 from jobpipe.store import close_missing, pending_terms, sync_job_terms, upsert_jobs
 from jobpipe.store.terms import search_text, tokenize_rows
+from jobpipe.text.pinyin import posting_terms
 from jobpipe.text.tokenize import search_tokens, tokenize
 from jobpipe_tests.store.helpers import make_posting, make_postings
 
@@ -33,9 +34,12 @@ def test_terms_hold_the_jieba_tokens_of_the_search_text(db):
 
     text = search_text(posting.title, posting.company, posting.cities, posting.skills, posting.description_text)
     tokens = tokenize(text)
+    # the text's tokens, plus the marked pinyin of the title's and company's Chinese words
+    pinyin = posting_terms(tokenize(posting.title)) + posting_terms(tokenize(posting.company))
+    assert "py0gongchengshi" in pinyin
     stored = db.execute("SELECT t.content_hash, t.search_length, t.closed_at IS NULL, "
                         "tsvector_to_array(t.search_tsv) = tsvector_to_array(to_tsvector('simple', %s)) "
-                        "FROM job_terms t", (search_tokens(text),)).fetchone()
+                        "FROM job_terms t", (" ".join([search_tokens(text), *pinyin]),)).fetchone()
     assert stored == (posting.content_hash or stored[0], len(tokens), True, True)
     assert _matches(db, "search_tsv", "工程师 & beijing & python") == {"board-1"}
     # Title terms: Chinese as character bigrams, so a query word matches inside a longer title.
@@ -187,10 +191,20 @@ def test_a_crash_mid_sync_keeps_written_pages_and_the_next_call_finishes(db, mon
 def test_tokenize_rows_is_pure_and_counts_tokens():
     rows = [(7, "h", "Go 后端工程师", "Acme", ["Shenzhen"], ["Go"], "负责 Kubernetes 平台, C++ and node.js")]
     [(job_id, chash, length, plain, special, title)] = tokenize_rows(rows)
-    assert (job_id, chash, title) == (7, "h", "Go 后端工程师")
-    assert length == len(plain.split()) + len(special.split())
+    assert (job_id, chash) == (7, "h")
     assert {"go", "kubernetes", "shenzhen", "acme", "负责"} <= set(plain.split())
     assert set(special.split()) == {"c++", "node.js"}
+    # the title's Chinese words also as marked pinyin, in both term sets, but not in the length
+    # (BM25's lengths are the text's); the description's words get none
+    pinyin = {t for t in plain.split() if t.startswith("py0")}
+    assert pinyin == {"py0gongcheng", "py0gongchengshi"}   # jieba: 后 端 工程 工程师
+    assert title.startswith("Go 后端工程师 ") and set(title.split()[2:]) == pinyin
+    assert length == len(plain.split()) - len(pinyin) + len(special.split())
+
+
+def test_a_company_s_chinese_name_is_searchable_by_its_pinyin_in_the_description_terms_only():
+    [(_, _, _, plain, _, title)] = tokenize_rows([(1, "h", "Data Analyst", "小红书", [], [], "About us")])
+    assert "py0xiaohongshu" in plain.split() and title == "Data Analyst"
 
 
 @pytest.mark.parametrize("text", [
