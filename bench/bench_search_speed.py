@@ -85,7 +85,7 @@ def _token_streams(rng: random.Random) -> tuple[list[str], list[str]]:
     return titles, streams
 
 
-def build(url: str, rows: int) -> None:
+def build(url: str, rows: int, *, merge_pending: bool = True) -> None:
     rng = random.Random(42)
     nrng = np.random.default_rng(42)
     titles, streams = _token_streams(rng)
@@ -135,9 +135,10 @@ def build(url: str, rows: int) -> None:
         print(f"  jobs copied in {time.perf_counter() - start:.1f} s", flush=True)
         # As the store's writers do (sync_job_terms, curate_fetch): without it every search scans
         # the GIN pending lists until autovacuum reaches the tables, mid-measurement or not.
-        start = time.perf_counter()
-        pages = merge_gin_pending(conn, ["jobs", "job_terms"])
-        print(f"  GIN pending lists merged ({pages} pages) in {time.perf_counter() - start:.1f} s", flush=True)
+        if merge_pending:
+            start = time.perf_counter()
+            pages = merge_gin_pending(conn, ["jobs", "job_terms"])
+            print(f"  GIN pending lists merged ({pages} pages) in {time.perf_counter() - start:.1f} s", flush=True)
         conn.execute("INSERT INTO embedding_models (model, dims, state, activated_at) VALUES (%s, %s, 'active', now())",
                      (MODEL, DIMS))
         ids = [r[0] for r in conn.execute("SELECT job_id FROM jobs ORDER BY job_id")]

@@ -4,11 +4,11 @@ GIN indexes are created with ``fastupdate`` on (PostgreSQL's default): an insert
 entries to the index's unsorted pending list, merged into the main tree only by VACUUM (auto or
 not), autoanalyze, ``gin_clean_pending_list()`` or an insert that finds the list over
 ``gin_pending_list_limit`` (4 MB). Every index scan reads the whole list meanwhile. A night that
-re-tokenizes 5% of 100,000 postings leaves a few hundred pending pages, and that many updates stay
-under autovacuum's thresholds (20% of the table dead, 10% changed since the store's own
-ANALYZE): measured in docs/search.md ("Speed"), keyword search then ran ~2.5x slower until a
-vacuum, for days. Merging right after the write costs ~0.2 s for such a night: the writer pays
-it once instead of every search.
+re-tokenizes 5% of 100,000 postings leaves ~590 pending pages, and that many updates stay under
+autovacuum's thresholds (20% of the table dead; the store's own ANALYZE resets the change count
+autoanalyze reads), so the lists stay for several nights. Measured (docs/search.md, "Speed"):
+keyword search ~2.5x slower right after such a sync; merging right after the write costs ~0.2 s,
+paid once by the writer instead of by every search.
 """
 
 from __future__ import annotations
