@@ -13,7 +13,9 @@ latency excludes query embedding (queries carry precomputed vectors); embedding 
 measured on its own, cold and from the cache. Prints figures; asserts nothing.
 
 Latency is only comparable between runs on an equally loaded machine (2 cores shared), so the
-load average is printed before and after; compare variants as ratios within one run.
+load average and any autovacuum worker in this database are printed before and after; compare
+variants as ratios within one run. The build merges the GIN pending lists after writing, as the
+store's writers do (``jobpipe.store.pending``): a first run measures what a night leaves.
 ``--explain`` also prints ``EXPLAIN (ANALYZE, BUFFERS)`` of the keyword leg's statement (the
 one search runs, from ``keyword_sql``) for typical Chinese and English queries: where that
 leg's time goes.
@@ -42,6 +44,7 @@ from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.keyword import keyword_sql, prepare_concepts
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.vector import QueryVectorCache, embed_query
+from jobpipe.store.pending import merge_gin_pending
 from jobpipe.store.terms import FILTER_COLUMNS
 from jobpipe.text.tokenize import search_tokens
 
@@ -82,7 +85,7 @@ def _token_streams(rng: random.Random) -> tuple[list[str], list[str]]:
     return titles, streams
 
 
-def build(url: str, rows: int) -> None:
+def build(url: str, rows: int, *, merge_pending: bool = True) -> None:
     rng = random.Random(42)
     nrng = np.random.default_rng(42)
     titles, streams = _token_streams(rng)
@@ -130,6 +133,12 @@ def build(url: str, rows: int) -> None:
         )
         conn.commit()
         print(f"  jobs copied in {time.perf_counter() - start:.1f} s", flush=True)
+        # As the store's writers do (sync_job_terms, curate_fetch): without it every search scans
+        # the GIN pending lists until autovacuum reaches the tables, mid-measurement or not.
+        if merge_pending:
+            start = time.perf_counter()
+            pages = merge_gin_pending(conn, ["jobs", "job_terms"])
+            print(f"  GIN pending lists merged ({pages} pages) in {time.perf_counter() - start:.1f} s", flush=True)
         conn.execute("INSERT INTO embedding_models (model, dims, state, activated_at) VALUES (%s, %s, 'active', now())",
                      (MODEL, DIMS))
         ids = [r[0] for r in conn.execute("SELECT job_id FROM jobs ORDER BY job_id")]
@@ -296,6 +305,14 @@ def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def autovacuum_activity(url: str) -> str:
+    """What autovacuum is doing in this database now (it competes for the 2 cores)."""
+    with connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT query FROM pg_stat_activity WHERE backend_type = 'autovacuum worker' "
+                            "AND datname = current_database()").fetchall()
+    return "; ".join(r[0] for r in rows) or "none"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=100_000)
@@ -315,7 +332,8 @@ def main() -> int:
     # pages another database (or a previous bench) pushed out of shared_buffers.
     latency_run(url, queries, embedder, "hybrid", SearchFilters())
     print(f"\n{count} postings, {len(queries)} queries (after one untimed warm-up pass); "
-          f"server-side ms (excluding query embedding); load average {load_average()}")
+          f"server-side ms (excluding query embedding); load average {load_average()}; "
+          f"autovacuum: {autovacuum_activity(url)}")
     print(f"{'scenario':<40}{'p50':>8}{'p90':>8}{'p99':>8}   median per stage / vector plans")
     scenarios = [
         ("hybrid, no filter", "hybrid", SearchFilters()),
@@ -339,7 +357,7 @@ def main() -> int:
         print(f"throughput, hybrid no filter, {clients} client(s): {qps:.1f} queries/s (p50 {p50:.1f} ms)")
     if not args.skip_embedding:
         embedding_times()
-    print(f"load average after: {load_average()}")
+    print(f"load average after: {load_average()}; autovacuum: {autovacuum_activity(url)}")
     if args.explain:
         explain_keyword(url)
     return 0

@@ -26,6 +26,7 @@ from jobpipe.db.rows import one
 from jobpipe.normalize.store import NotNormalizedError, load_normalized_where
 from jobpipe.sources.snapshots import fetch_run, fetch_run_by_id, state_condition
 from jobpipe.store.closing import CloseResult, ExpiredResult, close_expired, close_vanished
+from jobpipe.store.pending import merge_gin_pending
 from jobpipe.store.terms import TermCounts, sync_job_terms
 from jobpipe.store.upsert import UpsertCounts, upsert_jobs
 
@@ -87,6 +88,10 @@ def curate_fetch(conn: psycopg.Connection, source: str, partition_date: date | s
     terms = sync_job_terms(conn, source=run.source)
     closing = close_vanished(conn, run.source, run.partition_date, max_share=max_share) if run.latest else None
     expired = close_expired(conn, run.source) if run.latest else ExpiredResult(0)
+    if upsert.inserted or upsert.updated or terms.computed or (closing and closing.closed) or expired.closed:
+        # The upsert's and the closings' GIN entries (jobs' own indexes, and job_terms' through
+        # the filter-copy trigger), so the night's first searches do not scan them.
+        merge_gin_pending(conn, ["jobs", "job_terms"])
     conn.execute("UPDATE fetch_runs SET curated_at = now() WHERE fetch_id = %s", (run.fetch_id,))
     where, params = state_condition(run)
     postings_now, rejected = one(conn.execute(

@@ -32,6 +32,7 @@ import psycopg
 
 from jobpipe.db.rows import one
 from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_deferred_indexes
+from jobpipe.store.pending import merge_gin_pending
 from jobpipe.text.pinyin import posting_terms
 from jobpipe.text.tokenize import tokenize
 
@@ -269,6 +270,9 @@ def sync_job_terms(
                 conn.rollback()
             restore_deferred_indexes(conn)
     if computed:
+        # The written entries sit in the GIN pending lists that every keyword search scans
+        # until merged (jobpipe.store.pending): merge them now, once.
+        merge_gin_pending(conn, ["job_terms"])
         total = one(conn.execute("SELECT count(*) FROM job_terms"))[0]
         if computed > ANALYZE_ROWS or computed > ANALYZE_SHARE * total:
             conn.execute("ANALYZE job_terms")

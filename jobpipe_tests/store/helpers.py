@@ -35,3 +35,12 @@ def make_posting(i: int, source: str = "board", **changes: object) -> Normalized
 
 def make_postings(n: int, source: str = "board", start: int = 0) -> list[NormalizedPosting]:
     return [make_posting(i, source) for i in range(start, start + n)]
+
+
+def gin_pending_pages(db, table: str) -> dict[str, int]:
+    """Pages in the pending list of each GIN index on ``table`` (read by merging them)."""
+    rows = db.execute("SELECT c.relname, gin_clean_pending_list(c.oid) FROM pg_index i "
+                      "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+                      "WHERE a.amname = 'gin' AND i.indrelid = %s::regclass ORDER BY 1", (table,)).fetchall()
+    db.commit()
+    return dict(rows)

@@ -14,6 +14,7 @@ from jobpipe.normalize.store import NotNormalizedError, normalize_fetch
 from jobpipe.store import sync_job_embeddings
 from jobpipe.store.curate import curate_fetch
 from jobpipe_tests.lifecycle import DAY0, FileSource, job, row, written
+from jobpipe_tests.store.helpers import gin_pending_pages
 
 ROWS = [row(i) for i in range(12)]
 
@@ -54,6 +55,16 @@ def test_a_changed_night_normalizes_and_embeds_exactly_the_changes(db, tmp_path)
     embedder = Counting()
     assert sync_job_embeddings(db, embedder).embedded == 1 and "Rust" in embedder.texts[0]
     assert job(db, "p11")["closed_at"] is not None
+
+
+def test_a_night_that_wrote_leaves_no_gin_pending_list_for_searches_to_scan(db, tmp_path):
+    source = FileSource(tmp_path)
+    source.night(db, ROWS, 0)
+    assert set(gin_pending_pages(db, "jobs").values()) == {0}
+    night = [row(0, description="Now with Rust."), row(1, url="https://acme.example/jobs/1?v=2")] + ROWS[2:11]
+    assert source.night(db, night, 1)[2].closed == 1
+    assert set(gin_pending_pages(db, "jobs").values()) == {0}
+    assert set(gin_pending_pages(db, "job_terms").values()) == {0}
 
 
 def test_a_backfill_of_an_older_day_never_rolls_a_job_back(db, tmp_path):

@@ -8,7 +8,7 @@ from jobpipe.store import close_missing, pending_terms, sync_job_terms, upsert_j
 from jobpipe.store.terms import search_text, tokenize_rows
 from jobpipe.text.pinyin import posting_terms
 from jobpipe.text.tokenize import search_tokens, tokenize
-from jobpipe_tests.store.helpers import make_posting, make_postings
+from jobpipe_tests.store.helpers import gin_pending_pages, make_posting, make_postings
 
 
 def _terms(db):
@@ -67,6 +67,21 @@ def test_only_postings_whose_search_text_changed_are_tokenized_again(db):
     assert {k for k in before if after[k] != before[k]} == {"board-4", "board-6"}   # not board-2 (url/salary)
     assert _matches(db, "search_tsv", "webassembly") == {"board-4"}
     assert _matches(db, "title_tsv", "principal") == {"board-6"}
+
+
+def test_a_sync_that_wrote_terms_leaves_the_gin_pending_lists_merged(db):
+    # GIN's fastupdate parks new entries in a pending list every keyword search scans until a
+    # vacuum merges it; a night's re-tokenized postings must not leave them there.
+    upsert_jobs(db, make_postings(40))
+    assert sync_job_terms(db).computed == 40
+    assert gin_pending_pages(db, "job_terms") == {"job_terms_cities": 0, "job_terms_search_tsv": 0,
+                                                 "job_terms_title_tsv": 0}
+    postings = make_postings(40)
+    postings[3] = replace(postings[3], description_text="Now about Rust and WebAssembly.")
+    upsert_jobs(db, postings)
+    assert sync_job_terms(db).computed == 1
+    assert set(gin_pending_pages(db, "job_terms").values()) == {0}
+    assert _matches(db, "search_tsv", "webassembly") == {"board-3"}
 
 
 def test_source_scoped_sync_leaves_other_sources_pending(db):
