@@ -16,7 +16,7 @@ import unicodedata
 
 import rjieba
 
-from jobpipe.text.traditional import fold_table
+from jobpipe.text.traditional import to_simplified
 
 # Latin tokens keep the characters that make tech names distinct: c++, c#, node.js, .net
 _LATIN = re.compile(r"[a-z0-9][a-z0-9+#.\-]*[a-z0-9+#]|[a-z0-9]")
@@ -58,7 +58,7 @@ def tokenize(text: str | None, *, search_forms: bool = True) -> list[str]:
     if search_forms:
         if _GROUP_HINT.search(text):
             text = _GROUPED.sub(_ungroup, text)
-        text = text.translate(fold_table())
+        text = to_simplified(text)
     tokens: list[str] = []
     for part in _SPLIT.split(text):
         if not part:

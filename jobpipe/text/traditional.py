@@ -69,6 +69,18 @@ def fold_table() -> dict[int, str]:
     return build_map(_dictionary_text().splitlines())
 
 
+@functools.lru_cache(maxsize=1)
+def _any_traditional() -> re.Pattern[str]:
+    chars = "".join(sorted(chr(c) for c in fold_table()))
+    return re.compile(f"[{re.escape(chars)}]" if chars else r"(?!)")
+
+
 def to_simplified(text: str) -> str:
-    """``text`` with its traditional characters written in simplified ones."""
+    """``text`` with its traditional characters written in simplified ones.
+
+    Most text has none: one regular-expression scan finds that, at a fraction of the cost of
+    ``str.translate`` looking every character up in the map.
+    """
+    if _any_traditional().search(text) is None:
+        return text
     return text.translate(fold_table())
