@@ -26,7 +26,7 @@ class TokenHashEmbedder:
     def _vector(self, text: str) -> np.ndarray:
         vector = np.zeros(self.dims, dtype=np.float32)
         # The tokens as they were when this embedder was made: its vectors never change.
-        for token in tokenize(text, join_grouped_numbers=False) or ["<empty>"]:
+        for token in tokenize(text, search_forms=False) or ["<empty>"]:
             digest = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
             bucket = int.from_bytes(digest[:4], "little") % self.dims
             vector[bucket] += 1.0 if digest[4] & 1 else -1.0

@@ -35,6 +35,7 @@ from jobpipe.search.translate import (
 from jobpipe.search.types import SearchFilters
 from jobpipe.text.pinyin import marked, may_be_pinyin
 from jobpipe.text.tokenize import tokenize
+from jobpipe.text.traditional import to_simplified
 
 #: Weight of an alternative relative to the word the user typed.
 TRANSLATION_WEIGHT = 0.7
@@ -106,7 +107,9 @@ class Concept:
 
 
 def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower()
+    # Traditional characters as simplified ones, as ``tokenize`` reads them: the job vocabulary,
+    # the dictionary and the postings' terms are all keyed by the simplified forms.
+    return to_simplified(unicodedata.normalize("NFKC", text).lower())
 
 
 @functools.lru_cache(maxsize=2)

@@ -35,6 +35,7 @@ from jobpipe.store.bulk import BULK_LOAD_ROWS, defer_secondary_indexes, restore_
 from jobpipe.store.pending import merge_gin_pending
 from jobpipe.text.pinyin import posting_terms
 from jobpipe.text.tokenize import tokenize
+from jobpipe.text.traditional import to_simplified
 
 #: Rows per page read, tokenized and written (and committed) together.
 PAGE_ROWS = 2_000
@@ -96,7 +97,9 @@ def tokenize_rows(rows: list[_Row]) -> list[_Terms]:
             (plain if plain_token(token) else special).append(token)
         title_pinyin = posting_terms(tokenize(title))
         pinyin = dict.fromkeys(title_pinyin + posting_terms(tokenize(company)))
-        title_terms = " ".join([title, *title_pinyin]) if title_pinyin else title
+        # The database cuts the title terms (jobpipe_title_terms) from this text: in simplified
+        # characters, as the query's are.
+        title_terms = " ".join([to_simplified(title), *title_pinyin])
         out.append((job_id, chash, len(tokens), " ".join(plain + list(pinyin)), " ".join(special), title_terms))
     return out
 

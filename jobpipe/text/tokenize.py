@@ -3,7 +3,10 @@
 PostgreSQL has no Chinese parser, so text is segmented here (jieba, search mode, which also
 emits the sub-words of long words: 工程师 -> 工程, 工程师) and stored as space-separated
 tokens; the database indexes them with the ``simple`` configuration. Queries go through the
-same function, so both sides agree on what a token is.
+same function, so both sides agree on what a token is. Traditional characters are read as
+simplified ones first (``jobpipe.text.traditional``: 智能合約 -> 智能合约), so a posting from Taiwan or
+Hong Kong and a query in simplified characters share their words, and jieba's dictionary, keyed by
+simplified forms, segments both alike.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import re
 import unicodedata
 
 import rjieba
+
+from jobpipe.text.traditional import to_simplified
 
 # Latin tokens keep the characters that make tech names distinct: c++, c#, node.js, .net
 _LATIN = re.compile(r"[a-z0-9][a-z0-9+#.\-]*[a-z0-9+#]|[a-z0-9]")
@@ -39,18 +44,21 @@ def _ungroup(match: re.Match[str]) -> str:
     return match.group(0).replace(match.group(1), "")
 
 
-def tokenize(text: str | None, *, join_grouped_numbers: bool = True) -> list[str]:
+def tokenize(text: str | None, *, search_forms: bool = True) -> list[str]:
     """Lowercased tokens of ``text``: jieba words for Chinese runs, words for the rest.
 
-    A number with thousands separators is one token, as if written without them
-    (``join_grouped_numbers=False`` keeps the digit groups apart, for callers whose stored
-    output must never change, such as the token-hash embedder).
+    The search forms: a number with thousands separators is one token, as if written without
+    them, and traditional characters are folded to simplified ones. ``search_forms=False``
+    keeps the text as written (digit groups apart, traditional characters), for callers whose
+    stored output must never change, such as the token-hash embedder.
     """
     if not text:
         return []
     text = unicodedata.normalize("NFKC", text).lower()
-    if join_grouped_numbers and _GROUP_HINT.search(text):
-        text = _GROUPED.sub(_ungroup, text)
+    if search_forms:
+        if _GROUP_HINT.search(text):
+            text = _GROUPED.sub(_ungroup, text)
+        text = to_simplified(text)
     tokens: list[str] = []
     for part in _SPLIT.split(text):
         if not part:

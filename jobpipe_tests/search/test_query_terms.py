@@ -223,3 +223,30 @@ def test_a_word_read_as_pinyin_weighs_as_much_as_its_reading_is_rare(db):
     [shuju, lianjia] = keyword.prepare_concepts(db, query_concepts("shuju lianjia"))
     # 数据 is in half the titles, 链家 in one: typed as pinyin, neither spelling is in any posting
     assert shuju.alts[0].idf == keyword._idf(2 / 4, 4) < lianjia.alts[0].idf == keyword._idf(1 / 4, 4)
+
+
+
+def _scripts_catalogue(db):
+    from jobpipe_tests.search.helpers import insert_job
+
+    traditional = insert_job(db, "hk", "智能合約工程師", cities=["Hong Kong"], description="負責區塊鏈智能合約開發。")
+    simplified = insert_job(db, "sz", "数据库管理员", cities=["Shenzhen"], description="维护数据库。")
+    # each shares the query's words that are written alike in both scripts (智能, 工程, 管理)
+    insert_job(db, "bj", "人工智能工程师", cities=["Beijing"], description="智能硬件。")
+    insert_job(db, "tw", "管理培訓生", cities=["Taipei"], description="管理 管理員 培訓。")
+    db.commit()
+    return traditional, simplified
+
+
+def test_a_simplified_query_finds_a_posting_in_traditional_characters(db):
+    from jobpipe.search import search
+
+    traditional, _ = _scripts_catalogue(db)
+    assert [r.job_id for r in search(db, "智能合约工程师", mode="keyword").results][:1] == [traditional]
+
+
+def test_a_traditional_query_finds_a_posting_in_simplified_characters(db):
+    from jobpipe.search import search
+
+    _, simplified = _scripts_catalogue(db)
+    assert [r.job_id for r in search(db, "數據庫管理員", mode="keyword").results][:1] == [simplified]

@@ -44,7 +44,20 @@ def test_a_grouped_number_is_not_glued_to_a_version_or_decimal_before_it():
 
 def test_the_token_hash_embedder_keeps_its_vectors():
     # Stored token-hash vectors must equal freshly computed ones, whatever the tokenizer learns.
-    assert tokenize("$8,000", join_grouped_numbers=False) == ["8", "000"]
+    assert tokenize("$8,000", search_forms=False) == ["8", "000"]
     embedder = TokenHashEmbedder(dims=64)
     apart = embedder.embed_documents(["8 000"])[0]
     assert (embedder.embed_documents(["8,000"])[0] == apart).all()
+
+
+def test_traditional_characters_are_read_as_simplified_ones():
+    assert tokenize("智能合約工程師") == tokenize("智能合约工程师")
+    assert tokenize("資料庫 後端開發") == tokenize("资料库 后端开发")
+    # characters that are also simplified forms stay as written: 宁波, 什么
+    assert tokenize("宁波 什么") == ["宁波", "什么"]
+
+
+def test_the_token_hash_embedder_keeps_traditional_characters():
+    assert tokenize("智能合約", search_forms=False) != tokenize("智能合约", search_forms=False)
+    embedder = TokenHashEmbedder(dims=64)
+    assert (embedder.embed_documents(["智能合約"])[0] != embedder.embed_documents(["智能合约"])[0]).any()
