@@ -44,24 +44,14 @@ CREATE FUNCTION public.jobpipe_term_lists_enqueue() RETURNS trigger
     AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO term_lists_queue (job_id)
-        SELECT job_id FROM new_rows
-        ON CONFLICT (job_id) DO NOTHING;
+        INSERT INTO term_lists_queue SELECT job_id FROM new_rows ON CONFLICT (job_id) DO NOTHING;
     ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO term_lists_queue (job_id, old_body, old_title)
-        SELECT job_id,
-               CASE WHEN closed_at IS NULL THEN tsvector_to_array(search_tsv) END,
-               CASE WHEN closed_at IS NULL THEN tsvector_to_array(title_tsv) END
-        FROM old_rows
-        ON CONFLICT (job_id) DO NOTHING;
+        INSERT INTO term_lists_queue SELECT job_id FROM old_rows ON CONFLICT (job_id) DO NOTHING;
     ELSE
         -- Only what the lists hold: the terms, the length and whether the posting is open
         -- (a filter column copied from jobs, such as a new salary, changes nothing here).
-        INSERT INTO term_lists_queue (job_id, old_body, old_title)
-        SELECT o.job_id,
-               CASE WHEN o.closed_at IS NULL THEN tsvector_to_array(o.search_tsv) END,
-               CASE WHEN o.closed_at IS NULL THEN tsvector_to_array(o.title_tsv) END
-        FROM old_rows o JOIN new_rows n ON n.job_id = o.job_id
+        INSERT INTO term_lists_queue
+        SELECT o.job_id FROM old_rows o JOIN new_rows n ON n.job_id = o.job_id
         WHERE (o.closed_at IS NULL) <> (n.closed_at IS NULL)
            OR o.search_length IS DISTINCT FROM n.search_length
            OR o.search_tsv IS DISTINCT FROM n.search_tsv
@@ -81,8 +71,9 @@ CREATE FUNCTION public.jobpipe_term_lists_reset() RETURNS trigger
     AS $$
 BEGIN
     DELETE FROM term_lists;
+    DELETE FROM term_lists_dead;
     DELETE FROM term_lists_queue;
-    UPDATE term_lists_state SET built_at = NULL;
+    UPDATE term_lists_state SET built_at = NULL, version = pg_current_xact_id()::text::bigint;
     RETURN NULL;
 END
 $$;
@@ -738,19 +729,27 @@ CREATE TABLE public.source_days (
 CREATE TABLE public.term_lists (
     field "char" NOT NULL,
     lexeme text NOT NULL,
+    tier smallint NOT NULL,
     postings bytea NOT NULL,
-    CONSTRAINT term_lists_field_check CHECK ((field = ANY (ARRAY['b'::"char", 't'::"char"])))
+    CONSTRAINT term_lists_field_check CHECK ((field = ANY (ARRAY['b'::"char", 't'::"char"]))),
+    CONSTRAINT term_lists_tier_check CHECK ((tier = ANY (ARRAY[0, 1])))
 );
 ALTER TABLE ONLY public.term_lists ALTER COLUMN postings SET STORAGE EXTERNAL;
+
+--
+-- Name: term_lists_dead; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.term_lists_dead (
+    job_id bigint NOT NULL
+);
 
 --
 -- Name: term_lists_queue; Type: TABLE; Schema: public; Owner: -
 --
 
 CREATE TABLE public.term_lists_queue (
-    job_id bigint NOT NULL,
-    old_body text[],
-    old_title text[]
+    job_id bigint NOT NULL
 );
 
 --
@@ -761,6 +760,7 @@ CREATE TABLE public.term_lists_state (
     only_row boolean DEFAULT true NOT NULL,
     built_at timestamp with time zone,
     merged_at timestamp with time zone,
+    version bigint DEFAULT 0 NOT NULL,
     CONSTRAINT term_lists_state_only_row_check CHECK (only_row)
 );
 
@@ -984,11 +984,18 @@ ALTER TABLE ONLY public.source_days
     ADD CONSTRAINT source_days_pkey PRIMARY KEY (source, partition_date);
 
 --
+-- Name: term_lists_dead term_lists_dead_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.term_lists_dead
+    ADD CONSTRAINT term_lists_dead_pkey PRIMARY KEY (job_id);
+
+--
 -- Name: term_lists term_lists_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
 ALTER TABLE ONLY public.term_lists
-    ADD CONSTRAINT term_lists_pkey PRIMARY KEY (field, lexeme);
+    ADD CONSTRAINT term_lists_pkey PRIMARY KEY (field, lexeme, tier);
 
 --
 -- Name: term_lists_queue term_lists_queue_pkey; Type: CONSTRAINT; Schema: public; Owner: -

@@ -13,12 +13,17 @@ from jobpipe_tests.store.helpers import make_postings
 
 
 def _stored(db) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    """Every list as decoded records."""
-    out = {}
-    for field, lexeme, postings in db.execute("SELECT field::text, lexeme, postings FROM term_lists"):
-        records = np.frombuffer(bytes(postings), BODY if field == "b" else TITLE)
-        out[(field, lexeme)] = [(int(r[0]), int(r[1])) for r in records]
+    """Every list as search reads it (tier 0 without its void postings, plus tier 1), decoded."""
+    body = [r[0] for r in db.execute("SELECT DISTINCT lexeme FROM term_lists WHERE field = 'b'")]
+    title = [r[0] for r in db.execute("SELECT DISTINCT lexeme FROM term_lists WHERE field = 't'")]
+    lists = read_term_lists(db, body, title)
     db.commit()
+    assert lists is not None
+    out = {}
+    for field, found in (("b", lists.body), ("t", lists.title)):
+        for lexeme, records in found.items():
+            if len(records):
+                out[(field, lexeme)] = [(int(r[0]), int(r[1])) for r in records]
     return out
 
 
@@ -63,7 +68,7 @@ def test_a_first_merge_builds_every_list_from_the_open_postings(db):
 
 
 def test_edits_closings_reopenings_and_deletions_are_merged_exactly(db, monkeypatch):
-    monkeypatch.setattr(term_lists, "FULL_BUILD_SHARE", 0.5)    # merge these few changes one by one
+    monkeypatch.setattr(term_lists, "COMPACT_SHARE", 0.5)    # merge these few changes into tier 1
     postings = make_postings(40)
     _load(db, postings)
     merge_term_lists(db)
@@ -82,12 +87,32 @@ def test_edits_closings_reopenings_and_deletions_are_merged_exactly(db, monkeypa
     assert merged.mode == "incremental" and merged.postings == 7
     assert _stored(db) == _expected(db)
     assert ("b", "webassembly") in _stored(db)
+    # tier 0 still holds the closed postings' old records; they are void, not read
+    closed = {r[0] for r in db.execute("SELECT job_id FROM jobs WHERE closed_at IS NOT NULL")}
+    assert closed <= {r[0] for r in db.execute("SELECT job_id FROM term_lists_dead")}
+    db.commit()
 
     _load(db, [replace(edited[36], title="Reopened Engineer 36")])   # reopened and re-worded
     db.execute("DELETE FROM jobs WHERE external_id = 'board-5'")      # cascades to job_terms
     db.commit()
     assert merge_term_lists(db).mode == "incremental"
     assert _stored(db) == _expected(db)
+
+
+def test_tier_0_is_built_again_once_the_void_postings_pass_their_share(db, monkeypatch):
+    monkeypatch.setattr(term_lists, "COMPACT_SHARE", 0.2)
+    postings = make_postings(20)
+    _load(db, postings)
+    merge_term_lists(db)
+    for night, (start, mode) in enumerate([(0, "incremental"), (2, "incremental"), (4, "full")]):
+        changed = [replace(p, description_text=f"Night {night}: now Kotlin {i}") for i, p in
+                   enumerate(postings[start:start + 2], start)]
+        _load(db, changed)
+        assert merge_term_lists(db).mode == mode          # 2, 4, then 6 of 20 void: 30% > 20%
+        assert _stored(db) == _expected(db)
+    assert db.execute("SELECT count(*) FROM term_lists_dead").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM term_lists WHERE tier = 1").fetchone()[0] == 0
+    db.commit()
 
 
 def test_a_change_outside_the_lists_queues_nothing(db):
@@ -155,7 +180,7 @@ def test_a_write_during_a_merge_is_queued_again_after_it(db, database):
 def test_a_list_stored_out_of_order_is_read_in_order(db, field):
     dtype = BODY if field == "b" else TITLE
     records = np.array([(9, 1), (3, 5), (7, 4)] if field == "b" else [(9, 1), (3, 5), (3, 2), (7, 4)], dtype=dtype)
-    db.execute("INSERT INTO term_lists (field, lexeme, postings) VALUES (%s, 'w', %s)", (field, records.tobytes()))
+    db.execute("INSERT INTO term_lists (field, lexeme, tier, postings) VALUES (%s, 'w', 0, %s)", (field, records.tobytes()))
     db.execute("INSERT INTO term_lists_state (only_row, built_at) VALUES (true, now()) "
                "ON CONFLICT (only_row) DO UPDATE SET built_at = now()")
     db.commit()
