@@ -134,7 +134,7 @@ SELECT field::text, lexeme, tier, postings, NULL FROM term_lists WHERE field = '
 """
 
 #: Void postings per database and state version: read again only after a merge.
-_void_cache: dict[str, tuple[int, "_Void"]] = {}
+_void_cache: dict[str, tuple[int, _Void]] = {}
 _void_lock = threading.Lock()
 #: A table of flags by job id up to this size; past it (job ids in the hundreds of millions) a
 #: binary search in the sorted ids instead.
