@@ -166,3 +166,15 @@ def test_tsquery_reading_agrees_with_postgres_on_what_it_prints(db):
         again = db.execute("SELECT %s::tsquery = %s::tsquery", (show(parse_tsquery(text)), text)).fetchone()[0]
         assert again, (source, text)
     db.commit()
+
+
+def test_the_service_login_may_read_the_lists(db, catalogue, service_database):
+    """The query service's own read-only login reads every table the lists path touches."""
+    from jobpipe.db import connect
+
+    db.execute("UPDATE jobs SET closed_at = now() WHERE external_id = 'j3'")   # a void posting too
+    db.commit()
+    merge_term_lists(db)
+    with connect(service_database) as reader:
+        response = search(reader, "data engineer", mode="keyword", debug=True)
+    assert response.debug["keyword_path"] == "lists" and response.results
