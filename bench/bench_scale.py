@@ -48,8 +48,10 @@ from bench_store import (  # noqa: E402  (the bench scripts import each other as
 from jobpipe.db import connect  # noqa: E402
 from jobpipe.embedding.base import l2_normalize  # noqa: E402
 from jobpipe.search import SearchFilters  # noqa: E402
+from jobpipe.search import keyword as keyword_module  # noqa: E402
 from jobpipe.store import index_recall, sync_job_embeddings, sync_job_terms, upsert_jobs  # noqa: E402
 from jobpipe.store.index import _create_sql, index_name, model_predicate  # noqa: E402
+from jobpipe.store.term_lists import merge_term_lists  # noqa: E402
 
 GB = 1024 ** 3
 
@@ -220,6 +222,7 @@ def search_phase(conn: psycopg.Connection, url: str, model: str, dims: int, n_qu
         ("hybrid, no filter", "hybrid", SearchFilters()),
         ("vector only, no filter", "vector", SearchFilters()),
         ("keyword only, no filter", "keyword", SearchFilters()),
+        ("hybrid, no filter, GIN statement", "hybrid-gin", SearchFilters()),
         ("hybrid, city=Beijing (~8%)", "hybrid", SearchFilters(city="Beijing")),
         ("hybrid, job_type=intern (~33%)", "hybrid", SearchFilters(job_type="intern")),
         ("hybrid, Berlin+intern+remote (~0.7%)", "hybrid", SearchFilters(city="Berlin", job_type="intern", remote=True)),
@@ -227,7 +230,10 @@ def search_phase(conn: psycopg.Connection, url: str, model: str, dims: int, n_qu
     print(f"\nsearch ({len(texts)} queries, server time without query embedding, warm, load average "
           f"{os.getloadavg()[0]:.1f}):", flush=True)
     for label, mode, filters in scenarios:
-        times, stages, plans = latency_run(url, texts, precomputed, mode, filters, prepared=False)
+        # "-gin": the keyword leg as the GIN statement, as before the posting lists
+        keyword_module.USE_LISTS = not mode.endswith("-gin")
+        times, stages, plans = latency_run(url, texts, precomputed, mode.split("-")[0], filters, prepared=False)
+        keyword_module.USE_LISTS = True
         medians = ", ".join(f"{k} {v:.1f}" for k, v in stages.items() if k not in ("total", "embed"))
         print(f"  {label:<40} p50 {pct(times, 50):6.1f} ms  p99 {pct(times, 99):6.1f} ms  "
               f"(stage medians ms: {medians}; vector plans {plans})", flush=True)
@@ -273,6 +279,9 @@ def reuse(url: str, dims: int, n_queries: int, build_memory: str, recall: bool =
             seconds, peak, _ = build_index(conn, _create_sql(name, model, dims, 16, 64), build_memory)
             print(f"HNSW vector({dims}) rebuilt: {seconds:.0f} s, peak {peak:.2f} GB", flush=True)
         total = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
+        lists = merge_term_lists(conn)   # a database kept before the lists existed gets them
+        if lists.mode != "current":
+            print(f"keyword posting lists: {lists.mode} merge in {lists.seconds:.1f} s", flush=True)
         print(f"bench_scale --reuse: {total:,} postings, load average {os.getloadavg()[0]:.1f}", flush=True)
         texts, vectors = search_phase(conn, url, model, dims, n_queries)
         if recall:
@@ -321,6 +330,9 @@ def main() -> int:
             terms, terms_s = timed(sync_job_terms, conn)
             print(f"keyword terms: {terms.computed:,} in {terms_s:.1f} s = {terms.computed / terms_s:,.0f} postings/s "
                   f"({terms.workers or 1} tokenizer process(es))", flush=True)
+            lists = merge_term_lists(conn)
+            print(f"keyword posting lists: {lists.mode} build of {lists.lists:,} lists in {lists.seconds:.1f} s; "
+                  f"{size(conn, 'term_lists'):.2f} GB", flush=True)
             embedder = ClusteredEmbedder(dims)
             emb, emb_s = timed(sync_job_embeddings, conn, embedder, batch_size=2000)
             print(f"vectors stored: {emb.embedded:,} in {emb_s:.1f} s = {emb.embedded / emb_s:,.0f}/s store-side "
@@ -336,23 +348,28 @@ def main() -> int:
                           f"{rerun_server:.2f} s)", flush=True)
             rerun_s = statistics.median(timings)
             reterms, reterms_s = timed(sync_job_terms, conn)
+            relists = merge_term_lists(conn)
+            reterms_s += relists.seconds
             recount = ClusteredEmbedder(dims)
             _, reemb_s = timed(sync_job_embeddings, conn, recount, batch_size=2000)
             total_rerun = rerun_s + reterms_s + reemb_s
             print(f"\nunchanged re-run: upsert {rerun_s:.2f} s = {rerun_s / first:.1%} of the first load (target <= 3%); "
                   f"with terms + embedding sync {total_rerun:.2f} s = {total_rerun / (first + terms_s + emb_s):.1%} "
                   f"of the first day; {rerun}, "
-                  f"terms {reterms.computed}, embeddings {recount.count}", flush=True)
+                  f"terms {reterms.computed}, keyword lists {relists.mode}, embeddings {recount.count}", flush=True)
             if args.stop_after_rerun:
                 return 0
 
             day, day_s, _, _ = cpu_timed(conn, upsert_jobs, edited)
             day_terms, day_terms_s = timed(sync_job_terms, conn)
+            day_lists = merge_term_lists(conn)
             changer = ClusteredEmbedder(dims)
             _, day_emb_s = timed(sync_job_embeddings, conn, changer, batch_size=2000)
+            day_total = day_s + day_terms_s + day_lists.seconds + day_emb_s
             print(f"5%-changed day (+5% changed outside the embedding text): upsert {day_s:.1f} s, terms "
-                  f"{day_terms.computed:,} in {day_terms_s:.1f} s, embeddings {changer.count:,} "
-                  f"(expected {len(inside):,}) stored in {day_emb_s:.1f} s; total {day_s + day_terms_s + day_emb_s:.1f} s",
+                  f"{day_terms.computed:,} in {day_terms_s:.1f} s, keyword lists {day_lists.mode} merge of "
+                  f"{day_lists.postings:,} postings in {day_lists.seconds:.1f} s, embeddings {changer.count:,} "
+                  f"(expected {len(inside):,}) stored in {day_emb_s:.1f} s; total {day_total:.1f} s",
                   flush=True)
 
             for table in ("jobs", "job_terms", "job_embeddings"):

@@ -42,6 +42,7 @@ from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
 from jobpipe.search import SearchFilters, search  # noqa: E402
 from jobpipe.store import sync_job_terms  # noqa: E402
+from jobpipe.store.term_lists import merge_term_lists  # noqa: E402
 
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "eval"
 OWN_QUERIES = Path(__file__).resolve().parent / "labels" / "search_queries.jsonl"
@@ -71,14 +72,17 @@ def prepare_database(reuse: bool) -> tuple[str, dict[int, str], object]:
             # A migration or a tokenizer change may have left terms stale: bring them current,
             # so a before/after comparison on one database (one HNSW graph) differs only in them.
             terms = sync_job_terms(conn)
+            lists = merge_term_lists(conn)   # as the night's index stage does
             conn.commit()
-            print(f"reusing {DB_NAME}: {len(ids)} postings, keyword terms computed again for {terms.computed}")
+            print(f"reusing {DB_NAME}: {len(ids)} postings, keyword terms computed again for {terms.computed}, "
+                  f"keyword posting lists: {lists.mode}")
             return url, ids, embedder
         start = time.perf_counter()
         ids, loader = load_eval_corpus(conn, EVAL / "postings.jsonl", embedder)
         print(f"loaded {len(ids)} postings ({loader}) in {time.perf_counter() - start:.1f} s "
               f"(model {embedder.model})")
         build_vector_index(conn, embedder.model, embedder.dims)
+        merge_term_lists(conn)   # the keyword leg's posting lists, as the night's index stage builds them
     return url, ids, embedder
 
 

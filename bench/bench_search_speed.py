@@ -40,11 +40,13 @@ import psycopg
 from jobpipe.db import connect, migrate, with_database
 from jobpipe.db.connection import database_url
 from jobpipe.search import SearchFilters, search
+from jobpipe.search import keyword as keyword_module
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.keyword import keyword_sql, prepare_concepts
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.vector import QueryVectorCache, embed_query
 from jobpipe.store.pending import merge_gin_pending
+from jobpipe.store.term_lists import merge_term_lists
 from jobpipe.store.terms import FILTER_COLUMNS
 from jobpipe.text.tokenize import search_tokens
 
@@ -139,6 +141,9 @@ def build(url: str, rows: int, *, merge_pending: bool = True) -> None:
             start = time.perf_counter()
             pages = merge_gin_pending(conn, ["jobs", "job_terms"])
             print(f"  GIN pending lists merged ({pages} pages) in {time.perf_counter() - start:.1f} s", flush=True)
+        # As the night's index stage does (jobpipe.pipeline.vectors.maintain_indexes).
+        merged = merge_term_lists(conn)
+        print(f"  keyword posting lists built ({merged.lists} lists) in {merged.seconds:.1f} s", flush=True)
         conn.execute("INSERT INTO embedding_models (model, dims, state, activated_at) VALUES (%s, %s, 'active', now())",
                      (MODEL, DIMS))
         ids = [r[0] for r in conn.execute("SELECT job_id FROM jobs ORDER BY job_id")]
@@ -176,6 +181,10 @@ def prepare_database(rows: int, reuse: bool) -> str:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DB_NAME,)).fetchone()
         if exists and reuse:
             migrate(url)
+            with connect(url) as conn:
+                merged = merge_term_lists(conn)   # a database built before the lists existed gets them
+            if merged.mode != "current":
+                print(f"keyword posting lists: {merged.mode} merge in {merged.seconds:.1f} s", flush=True)
             return url
         conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{DB_NAME}"')
@@ -228,6 +237,9 @@ def latency_run(url, queries, embedder, mode, filters, *, side_by_side: bool = T
                 stages.setdefault(k, []).append(v)
             method = (r.debug.get("vector_plan") or {}).get("method", "-")
             plans[method] = plans.get(method, 0) + 1
+            if "keyword_path" in r.debug:
+                path = "keyword:" + r.debug["keyword_path"]
+                plans[path] = plans.get(path, 0) + 1
     return server, {k: statistics.median(v) for k, v in stages.items()}, plans
 
 
@@ -340,6 +352,8 @@ def main() -> int:
         ("hybrid, no filter, legs in turn", "hybrid-in-turn", SearchFilters()),
         ("vector only, no filter", "vector", SearchFilters()),
         ("keyword only, no filter", "keyword", SearchFilters()),
+        ("keyword only, no filter, GIN statement", "keyword-gin", SearchFilters()),
+        ("hybrid, no filter, GIN statement", "hybrid-gin", SearchFilters()),
         ("hybrid, city=Beijing (~20%)", "hybrid", SearchFilters(city="北京")),
         ("hybrid, job_type=intern (~8%)", "hybrid", SearchFilters(job_type="intern")),
         ("hybrid, city=Zhengzhou (~1%)", "hybrid", SearchFilters(city="郑州")),
@@ -348,8 +362,11 @@ def main() -> int:
         ("hybrid, posted_within_days=30", "hybrid", SearchFilters(posted_within_days=30)),
     ]
     for name, mode, filters in scenarios:
+        # "-gin": the keyword leg as the GIN statement, as before the posting lists (same queries)
+        keyword_module.USE_LISTS = not mode.endswith("-gin")
         server, stages, plans = latency_run(url, queries, embedder, mode.split("-")[0], filters,
                                             side_by_side=not mode.endswith("in-turn"))
+        keyword_module.USE_LISTS = True
         stage_text = " ".join(f"{k}={v:.1f}" for k, v in stages.items() if k not in ("total", "embed"))
         print(f"{name:<40}{pct(server, 50):>8.1f}{pct(server, 90):>8.1f}{pct(server, 99):>8.1f}   {stage_text} {plans}")
     for clients in (1, args.clients):

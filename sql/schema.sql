@@ -36,6 +36,49 @@ END
 $$;
 
 --
+-- Name: jobpipe_term_lists_enqueue(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_term_lists_enqueue() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO term_lists_queue SELECT job_id FROM new_rows ON CONFLICT (job_id) DO NOTHING;
+    ELSIF TG_OP = 'DELETE' THEN
+        INSERT INTO term_lists_queue SELECT job_id FROM old_rows ON CONFLICT (job_id) DO NOTHING;
+    ELSE
+        -- Only what the lists hold: the terms, the length and whether the posting is open
+        -- (a filter column copied from jobs, such as a new salary, changes nothing here).
+        INSERT INTO term_lists_queue
+        SELECT o.job_id FROM old_rows o JOIN new_rows n ON n.job_id = o.job_id
+        WHERE (o.closed_at IS NULL) <> (n.closed_at IS NULL)
+           OR o.search_length IS DISTINCT FROM n.search_length
+           OR o.search_tsv IS DISTINCT FROM n.search_tsv
+           OR o.title_tsv IS DISTINCT FROM n.title_tsv
+        ON CONFLICT (job_id) DO NOTHING;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+--
+-- Name: jobpipe_term_lists_reset(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_term_lists_reset() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    DELETE FROM term_lists;
+    DELETE FROM term_lists_dead;
+    DELETE FROM term_lists_queue;
+    UPDATE term_lists_state SET built_at = NULL, version = pg_current_xact_id()::text::bigint;
+    RETURN NULL;
+END
+$$;
+
+--
 -- Name: jobpipe_title_terms(text); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -680,6 +723,48 @@ CREATE TABLE public.source_days (
 );
 
 --
+-- Name: term_lists; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.term_lists (
+    field "char" NOT NULL,
+    lexeme text NOT NULL,
+    tier smallint NOT NULL,
+    postings bytea NOT NULL,
+    CONSTRAINT term_lists_field_check CHECK ((field = ANY (ARRAY['b'::"char", 't'::"char"]))),
+    CONSTRAINT term_lists_tier_check CHECK ((tier = ANY (ARRAY[0, 1])))
+);
+ALTER TABLE ONLY public.term_lists ALTER COLUMN postings SET STORAGE EXTERNAL;
+
+--
+-- Name: term_lists_dead; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.term_lists_dead (
+    job_id bigint NOT NULL
+);
+
+--
+-- Name: term_lists_queue; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.term_lists_queue (
+    job_id bigint NOT NULL
+);
+
+--
+-- Name: term_lists_state; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.term_lists_state (
+    only_row boolean DEFAULT true NOT NULL,
+    built_at timestamp with time zone,
+    merged_at timestamp with time zone,
+    version bigint DEFAULT 0 NOT NULL,
+    CONSTRAINT term_lists_state_only_row_check CHECK (only_row)
+);
+
+--
 -- Name: fetch_runs fetch_id; Type: DEFAULT; Schema: public; Owner: -
 --
 
@@ -899,6 +984,34 @@ ALTER TABLE ONLY public.source_days
     ADD CONSTRAINT source_days_pkey PRIMARY KEY (source, partition_date);
 
 --
+-- Name: term_lists_dead term_lists_dead_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.term_lists_dead
+    ADD CONSTRAINT term_lists_dead_pkey PRIMARY KEY (job_id);
+
+--
+-- Name: term_lists term_lists_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.term_lists
+    ADD CONSTRAINT term_lists_pkey PRIMARY KEY (field, lexeme, tier);
+
+--
+-- Name: term_lists_queue term_lists_queue_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.term_lists_queue
+    ADD CONSTRAINT term_lists_queue_pkey PRIMARY KEY (job_id);
+
+--
+-- Name: term_lists_state term_lists_state_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.term_lists_state
+    ADD CONSTRAINT term_lists_state_pkey PRIMARY KEY (only_row);
+
+--
 -- Name: candidate_matches_job; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1059,6 +1172,30 @@ CREATE INDEX quarantine_source_date ON public.quarantine USING btree (source, pa
 --
 
 CREATE INDEX raw_postings_source_external ON public.raw_postings USING btree (source, external_id);
+
+--
+-- Name: job_terms job_terms_lists_delete; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER job_terms_lists_delete AFTER DELETE ON public.job_terms REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION public.jobpipe_term_lists_enqueue();
+
+--
+-- Name: job_terms job_terms_lists_insert; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER job_terms_lists_insert AFTER INSERT ON public.job_terms REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.jobpipe_term_lists_enqueue();
+
+--
+-- Name: job_terms job_terms_lists_truncate; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER job_terms_lists_truncate AFTER TRUNCATE ON public.job_terms FOR EACH STATEMENT EXECUTE FUNCTION public.jobpipe_term_lists_reset();
+
+--
+-- Name: job_terms job_terms_lists_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER job_terms_lists_update AFTER UPDATE ON public.job_terms REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION public.jobpipe_term_lists_enqueue();
 
 --
 -- Name: jobs jobs_filters_to_terms; Type: TRIGGER; Schema: public; Owner: -

@@ -41,6 +41,7 @@ SERVING_OBJECTS: tuple[str, ...] = (
     "jobs", "job_terms", "job_embeddings", "embedding_models", "serving_jobs", "job_duplicate_groups",
     "serving_snapshots", "fetch_runs", "candidates", "candidate_embeddings", "candidate_matches",
     "candidate_match_state", "match_calibration", "job_skill_tiers", "schema_migrations",
+    "term_lists", "term_lists_queue", "term_lists_state", "term_lists_dead",
 )
 #: What the candidate writer may do beyond reading: the candidate tables only (adding, editing
 #: and deleting one candidate: its profile, vector, match list; a deleted drop-folder file's

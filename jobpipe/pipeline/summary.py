@@ -239,6 +239,7 @@ class RunSummary:
             },
             "embedding_model": self.model,
             "index": index,
+            "keyword_lists": self.index.keyword_lists if self.index is not None else {},
             "serving": self.serving.as_metadata() if self.serving else {},
             "candidates": self.candidates.counts(),
             "retention": self.retention.as_metadata() if self.retention else {},
@@ -284,6 +285,10 @@ def format_summary(summary: RunSummary) -> str:
                 f"{state.get('rows')} vectors" + (", built now" if state.get("built_now") else "")
                 + (f"; recall@10 vs exact: {recall_text}" if recall_text else "")
             )
+        lists = summary.index.keyword_lists
+        if lists:
+            lines.append(f"keyword lists: {lists.get('mode')} ({lists.get('postings')} postings, "
+                         f"{lists.get('lists')} lists written, {lists.get('seconds')} s)")
     if summary.serving is not None:
         sv = summary.serving
         lines.append(f"serving: {sv.open_jobs} open jobs, {sv.with_vector} searchable by vector, "

@@ -23,6 +23,7 @@ from jobpipe.store import (
     sync_job_embeddings,
 )
 from jobpipe.store.serving import publish_serving_snapshot
+from jobpipe.store.term_lists import merge_term_lists
 from jobpipe.store.vectors import database_now, embedded_by_source
 
 #: The HNSW index is trusted only while it finds what exact search finds (recall@10).
@@ -71,7 +72,8 @@ def embed_jobs(conn: psycopg.Connection, embedder: Embedder, *,
 
 @dataclass(frozen=True)
 class IndexOutcome(Report):
-    """Every model in use has its HNSW index; its recall measured; long-retired models dropped."""
+    """Every model in use has its HNSW index; its recall measured; long-retired models dropped;
+    the keyword leg's posting lists merged (``jobpipe.store.term_lists``)."""
 
     indexes: list[dict[str, Any]] = field(default_factory=list)   # IndexState of every model in use
     built_now: int = 0
@@ -82,6 +84,8 @@ class IndexOutcome(Report):
     pruned_candidate_vectors: int = 0
     worst_recall: float = 1.0
     recall_target: float = RECALL_TARGET
+    #: "current" (nothing to merge), "incremental" or "full"; postings applied, lists written, seconds
+    keyword_lists: dict[str, Any] = field(default_factory=dict)
 
     @property
     def recall_ok(self) -> bool:
@@ -90,10 +94,14 @@ class IndexOutcome(Report):
 
 def maintain_indexes(conn: psycopg.Connection, *, m: int, ef_construction: int,
                      retired_after: timedelta, run_id: str | None = None) -> IndexOutcome:
-    """Keep one HNSW (cosine) index per model in use, measure it against exact search, prune.
+    """Keep one HNSW (cosine) index per model in use, measure it against exact search, prune;
+    merge the day's keyword-term changes into the keyword leg's posting lists.
 
     Models retired longer ago than ``retired_after`` lose their vectors and index: kept that
-    long, switching back costs no re-embedding; kept forever, they only cost disk.
+    long, switching back costs no re-embedding; kept forever, they only cost disk. The lists are
+    merged once a night here, after every source's terms landed, rather than after each source
+    (a merge rewrites the long lists of common words whatever the number of changed postings);
+    until then the keyword leg answers from the GIN indexes.
     """
     with locked(conn, "indexes", stage="index", run_id=run_id):
         models = models_in_use(conn)
@@ -104,10 +112,13 @@ def maintain_indexes(conn: psycopg.Connection, *, m: int, ef_construction: int,
                    for info in models}
         states = index_state(conn)
         pruned = prune_retired_models(conn, older_than=retired_after)
+        lists = merge_term_lists(conn)
     worst = min((v for r in recalls.values() for v in r.values()), default=1.0)
     return IndexOutcome(indexes=[asdict(s) for s in states], built_now=sum(1 for s in built if s.built_now),
                         recall=recalls, pruned_models=", ".join(pruned.models), pruned_job_vectors=pruned.job_vectors,
-                        pruned_candidate_vectors=pruned.candidate_vectors, worst_recall=round(worst, 4))
+                        pruned_candidate_vectors=pruned.candidate_vectors, worst_recall=round(worst, 4),
+                        keyword_lists={"mode": lists.mode, "postings": lists.postings, "lists": lists.lists,
+                                       "seconds": round(lists.seconds, 2)})
 
 
 @dataclass(frozen=True)

@@ -239,7 +239,7 @@ def _keyword_leg(conn, text, filters, fsql, depth, timings, info) -> LegResult |
     filter_rows = (info.get("vector_plan") or {}).get("filter_rows")
     try:
         hits = _timed(parts, "statement",
-                      lambda: keyword_candidates(conn, prepared, fsql, depth, filter_rows=filter_rows))
+                      lambda: keyword_candidates(conn, prepared, fsql, depth, filter_rows=filter_rows, info=info))
     finally:
         timings["keyword"] = timings.get("keyword", 0.0) + sum(parts.values())
         info["keyword_ms"] = {k: round(v, 3) for k, v in parts.items()}

@@ -28,6 +28,7 @@ class FilterSQL:
     selective: bool
     resolved: dict[str, Any] = field(default_factory=dict)   # what the filters resolved to (for debug)
     conditions: int = 0    # filter conditions besides open/closed (the keyword leg's plan choice)
+    include_closed: bool = False   # closed postings match too (no "open" condition)
 
 
 def build_filter_sql(filters: SearchFilters) -> FilterSQL:
@@ -110,7 +111,8 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
 
     selective = bool(params) or filters.remote is not None
     conditions = len(clauses) - (0 if filters.include_closed else 1)
-    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions)
+    return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions,
+                     filters.include_closed)
 
 
 def _escape_like(text: str) -> str:

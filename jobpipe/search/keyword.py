@@ -23,6 +23,7 @@ from typing import Any
 import psycopg
 
 from jobpipe.search.filters import FilterSQL
+from jobpipe.search.lists import list_candidates
 from jobpipe.search.query_terms import Alternative, Concept
 from jobpipe.text.tokenize import search_tokens
 
@@ -43,6 +44,9 @@ BRANCH_CAP = 4_000
 #: only together (Shanghai + intern: 20% x 8%) are both ANDed in: 43 ms against 24 ms fenced;
 #: one narrow condition (Zhengzhou, 1%): 9 ms against 28 ms fenced.
 INDEX_FILTER_MAX_ROWS = 2_500
+#: Read the store's posting lists when they are current (jobpipe.search.lists); False runs
+#: every lookup as the GIN statement (the speed bench compares the two).
+USE_LISTS = True
 #: Below this many rows an unanalyzed table is counted exactly for document frequencies.
 _EXACT_DF_MAX_ROWS = 50_000
 _AVGDL_TTL_S = 600.0
@@ -370,25 +374,38 @@ def _branches(concepts: list[PreparedConcept], title_weight: float) -> list[_Bra
 
 def keyword_candidates(
     conn: psycopg.Connection, concepts: list[PreparedConcept], fsql: FilterSQL, limit: int,
-    *, title_weight: float = TITLE_WEIGHT, filter_rows: int | None = None,
+    *, title_weight: float = TITLE_WEIGHT, filter_rows: int | None = None, use_lists: bool | None = None,
+    info: dict[str, Any] | None = None,
 ) -> list[KeywordHit]:
     """Best ``limit`` postings satisfying the filters, by concept score (empty without concepts).
 
-    One GIN lookup per concept and column (``UNION ALL``), each carrying its weight; a
-    posting's score sums them, with BM25 length normalization on the description part. No
-    tsvector is ever detoasted: the index says which postings contain a word, and
-    ``search_length`` gives the length. Scores are rounded for ordering so that equal scores
-    summed in a different order still tie, and ties go to the lower ``job_id``.
+    One lookup per concept and column, each carrying its weight; a posting's score sums them,
+    with BM25 length normalization on the description part. Scores are rounded for ordering so
+    that equal scores summed in a different order still tie, and ties go to the lower ``job_id``.
 
-    ``filter_rows`` (postings matching the filters, if known) decides where the filters are
-    checked: one selective condition joins the word lookup inside the indexes; a broad,
-    combined or unknown one is checked on the rows the word lookup returns, behind an ``OFFSET 0`` fence, so the
-    planner never rereads the filter's index for every lookup.
+    The lookups run on the store's posting lists (``jobpipe.search.lists``: a few rows read
+    per query) whenever those are current, else (``use_lists=False`` too; None: ``USE_LISTS``)
+    as one statement on the GIN indexes (``keyword_sql``); both give the same postings and scores. ``info`` receives
+    ``keyword_path``: "lists" or "gin".
+
+    ``filter_rows`` (postings matching the filters, if known) decides how the filters are
+    checked: a selective filter's postings cut every lookup; a broad, combined or unknown one is
+    checked on the postings found.
     """
-    built = keyword_sql(conn, concepts, fsql, limit, title_weight=title_weight, filter_rows=filter_rows)
-    if built is None:
+    branches = _branches(concepts, title_weight)
+    if not branches:
         return []
-    query, params = built
+    avgdl = _avg_doc_length(conn)
+    if USE_LISTS if use_lists is None else use_lists:
+        listed = list_candidates(conn, branches, fsql, limit, avgdl=avgdl, k1=K1, b=B, branch_cap=BRANCH_CAP,
+                                 filter_rows=filter_rows, total_rows=concepts[0].alts[0].total)
+        if listed is not None:
+            if info is not None:
+                info["keyword_path"] = "lists"
+            return [KeywordHit(h.job_id, h.score) for h in listed]
+    if info is not None:
+        info["keyword_path"] = "gin"
+    query, params = _statement(branches, fsql, limit, avgdl, filter_rows)
     with conn.transaction():
         # A generic plan: the lookups' plan does not depend on which words they look up.
         conn.execute("SET LOCAL plan_cache_mode = force_generic_plan")
@@ -400,14 +417,27 @@ def keyword_sql(
     conn: psycopg.Connection, concepts: list[PreparedConcept], fsql: FilterSQL, limit: int,
     *, title_weight: float = TITLE_WEIGHT, filter_rows: int | None = None,
 ) -> tuple[str, dict[str, Any]] | None:
-    """The keyword leg's statement and its parameters, None without lookups.
+    """The GIN statement and its parameters, None without lookups.
 
     Apart from running it so that the speed bench can ``EXPLAIN (ANALYZE, BUFFERS)`` exactly
-    the statement search runs.
+    the statement search runs when the posting lists cannot answer.
     """
     branches = _branches(concepts, title_weight)
     if not branches:
         return None
+    return _statement(branches, fsql, limit, _avg_doc_length(conn), filter_rows)
+
+
+def _statement(branches: list[_Branch], fsql: FilterSQL, limit: int, avgdl: float,
+               filter_rows: int | None) -> tuple[str, dict[str, Any]]:
+    """One GIN lookup per branch (``UNION ALL``), summed per posting.
+
+    No tsvector is ever detoasted: the index says which postings contain a word, and
+    ``search_length`` gives the length. One selective filter condition joins the word lookup
+    inside the indexes; a broad, combined or unknown one is checked on the rows the word lookup
+    returns, behind an ``OFFSET 0`` fence, so the planner never rereads the filter's index for
+    every lookup.
+    """
     # Words, weights and the mean length are parameters and the lookups are listed by column,
     # so the SQL text depends only on how many lookups each column has and on the filter
     # shape: a handful of statements, prepared once per connection and planned once. Custom
@@ -435,7 +465,7 @@ def keyword_sql(
                 f"(SELECT j.job_id, j.search_length AS len, {weights}"
                 f" FROM job_terms j WHERE j.{branch.column} @@ %(q{bi})s::tsquery AND {fsql.where} LIMIT {BRANCH_CAP})"
             )
-    params["avgdl"] = _avg_doc_length(conn)
+    params["avgdl"] = avgdl
     norm = f"({K1 + 1:.3f} / (1 + {K1:.3f} * (1 - {B:.3f} + {B:.3f} * max(len) / %(avgdl)s::float8)))"
     # Rounded to 1e-9 in float8 (not numeric: ~15% of the query's time went to numeric rounding).
     query = f"""

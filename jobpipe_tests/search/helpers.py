@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import psycopg
 
+from jobpipe.store.term_lists import merge_term_lists
 from jobpipe.store.terms import sync_job_terms
 from jobpipe.text.tokenize import tokenize
 
@@ -65,6 +66,7 @@ def insert_job(conn: psycopg.Connection, external_id: str, title: str, *, source
          salary.get("annual_min"), salary.get("annual_max"), description, posted_at, dedupe_key, closed),
     ).fetchone()
     sync_job_terms(conn, workers=0)   # the store's own keyword terms for the new row
+    merge_term_lists(conn)            # and the keyword leg's posting lists, as the night's index stage does
     return int(row[0])
 
 

@@ -1,4 +1,5 @@
-"""Where the keyword leg checks filters (inside the index lookup or on the matched rows) never changes results."""
+"""Where the keyword leg checks filters (inside the index lookup or on the matched rows) never changes
+results, on the posting lists or on the GIN indexes."""
 
 from __future__ import annotations
 
@@ -46,11 +47,17 @@ def test_fenced_and_indexed_filters_give_the_same_hits(db, catalogue, filters):
     fsql = build_filter_sql(filters)
     prepared = prepare_concepts(db, query_concepts("数据 后端 engineer data", filters))
     assert prepared
-    indexed = keyword_candidates(db, prepared, fsql, 50, filter_rows=1)
-    fenced = keyword_candidates(db, prepared, fsql, 50, filter_rows=10 ** 6)
-    unknown = keyword_candidates(db, prepared, fsql, 50)
     as_pairs = lambda hits: [(h.job_id, round(h.score, 6)) for h in hits]   # noqa: E731
-    assert as_pairs(indexed) == as_pairs(fenced) == as_pairs(unknown)
+    runs = {}
+    for path in ("lists", "gin"):
+        for name, rows in (("indexed", 1), ("fenced", 10 ** 6), ("unknown", None)):
+            info: dict = {}
+            hits = keyword_candidates(db, prepared, fsql, 50, filter_rows=rows, use_lists=path == "lists", info=info)
+            # closed postings are not in the lists: such a search is the GIN statement's
+            assert info["keyword_path"] == ("gin" if filters.include_closed else path)
+            runs[(path, name)] = as_pairs(hits)
+    assert len({tuple(r) for r in runs.values()}) == 1, runs
+    fenced = [h for h in keyword_candidates(db, prepared, fsql, 50, filter_rows=10 ** 6)]
     # The filter really applied: compare with the rows SQL says satisfy it.
     allowed = {r[0] for r in db.execute(f"SELECT j.job_id FROM jobs j WHERE {fsql.where}", fsql.params)}
     assert {h.job_id for h in fenced} <= allowed
@@ -68,7 +75,7 @@ def test_broad_filter_is_not_combined_with_the_word_index(db, catalogue, monkeyp
     fsql = build_filter_sql(SearchFilters(city="Beijing"))
     prepared = prepare_concepts(db, query_concepts("数据 engineer", SearchFilters(city="Beijing")))
     monkeypatch.setattr(db, "execute", spy)
-    keyword_candidates(db, prepared, fsql, 50, filter_rows=keyword_module.INDEX_FILTER_MAX_ROWS + 1)
+    keyword_candidates(db, prepared, fsql, 50, filter_rows=keyword_module.INDEX_FILTER_MAX_ROWS + 1, use_lists=False)
     monkeypatch.setattr(db, "execute", original)
     assert "OFFSET 0" in captured["sql"]
     db.execute("SET enable_seqscan = off")   # a tiny table: make the planner consider the indexes

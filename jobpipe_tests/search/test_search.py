@@ -9,7 +9,7 @@ from jobpipe.search import SearchFilters, search
 from jobpipe.search import vector as vector_module
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import SCORE_GAIN
-from jobpipe.search.vector import QUERY_CACHE, hnsw_sql
+from jobpipe.search.vector import QUERY_CACHE, hnsw_params, hnsw_sql
 from jobpipe.store.models import ModelInfo
 from jobpipe_tests.search.helpers import DIMS, MODEL, ConceptEmbedder, activate_model, embed_jobs, insert_job
 
@@ -100,13 +100,32 @@ def test_unfiltered_vector_query_can_use_the_partial_hnsw_index(db, corpus):
     activate_model(db)
     embed_jobs(db, embedder)
     query = hnsw_sql(ModelInfo(MODEL, DIMS, "active"), build_filter_sql(SearchFilters()), 10)
-    params = {"qv": embedder.embed_queries(["后端"])[0]}
+    params = {"qv": embedder.embed_queries(["后端"])[0]} | hnsw_params(100, 20_000)
     with db.transaction():
         # A handful of rows: make the planner's other options expensive, as they are at scale.
         db.execute("SET LOCAL enable_seqscan = off")
         db.execute("SET LOCAL enable_sort = off")
         plan = "\n".join(r[0] for r in db.execute(b"EXPLAIN " + query.as_bytes(db), params))
     assert "job_embeddings_hnsw_test" in plan
+
+
+def test_the_hnsw_statement_makes_its_own_scan_settings(db):
+    """ef_search, iterative scan and its bound are set by the statement itself, for it alone:
+    with pgvector's defaults (ef_search 40, no iterative scan) 100 rows asked would come back 40."""
+    from jobpipe.search.vector import VectorPlan, vector_candidates
+
+    embedder = ConceptEmbedder()
+    for i in range(150):
+        insert_job(db, f"v{i}", f"Engineer {i}", description=f"role number {i} with skill{i % 17}")
+    activate_model(db)
+    embed_jobs(db, embedder)
+    fsql = build_filter_sql(SearchFilters())
+    hits = vector_candidates(db, ModelInfo(MODEL, DIMS, "active"), embedder.embed_queries(["engineer"])[0], fsql,
+                             100, VectorPlan("hnsw", None))
+    assert len(hits) == 100 and len({h.job_id for h in hits}) == 100
+    db.commit()
+    assert db.execute("SHOW hnsw.ef_search").fetchone()[0] == "40"   # nothing left behind
+    db.commit()
 
 
 def test_rrf_puts_a_posting_found_by_both_legs_first(db, corpus):

@@ -15,6 +15,7 @@ import psycopg
 from psycopg import sql
 
 from jobpipe.embedding.hashed import TokenHashEmbedder
+from jobpipe.store.term_lists import merge_term_lists
 from jobpipe.store.terms import sync_job_terms
 
 MODEL = "test-hash-64"
@@ -111,6 +112,7 @@ def insert_jobs(conn: psycopg.Connection, jobs: list[dict[str, Any]] | None = No
         ids[job["external_id"]] = row[0]
     conn.commit()
     sync_job_terms(conn, workers=0)
+    merge_term_lists(conn)   # the keyword leg's posting lists, as the night's index stage merges them
     return ids
 
 
