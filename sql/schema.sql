@@ -18,6 +18,50 @@ CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
 COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access methods';
 
 --
+-- Name: jobpipe_job_filter_vectors_filters(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_job_filter_vectors_filters() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE job_filter_vectors
+    SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
+        remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
+        salary_annual_max = NEW.salary_annual_max, salary_annual_min = NEW.salary_annual_min,
+        location_raw = NEW.location_raw, field_origins = NEW.field_origins
+    WHERE job_id = NEW.job_id;
+    RETURN NULL;
+END
+$$;
+
+--
+-- Name: jobpipe_job_filter_vectors_write(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_job_filter_vectors_write() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO job_filter_vectors AS v (job_id, model, embedding, closed_at, cities, skills, job_type, remote,
+                                         posted_at, salary_currency, salary_annual_max, salary_annual_min,
+                                         location_raw, field_origins)
+    SELECT NEW.job_id, NEW.model, l2_normalize(NEW.embedding)::halfvec, j.closed_at, j.cities, j.skills, j.job_type,
+           j.remote, j.posted_at, j.salary_currency, j.salary_annual_max, j.salary_annual_min, j.location_raw,
+           j.field_origins
+    FROM jobs j WHERE j.job_id = NEW.job_id
+    FOR SHARE
+    ON CONFLICT (job_id, model) DO UPDATE SET
+        embedding = EXCLUDED.embedding, closed_at = EXCLUDED.closed_at, cities = EXCLUDED.cities,
+        skills = EXCLUDED.skills, job_type = EXCLUDED.job_type, remote = EXCLUDED.remote,
+        posted_at = EXCLUDED.posted_at, salary_currency = EXCLUDED.salary_currency,
+        salary_annual_max = EXCLUDED.salary_annual_max, salary_annual_min = EXCLUDED.salary_annual_min,
+        location_raw = EXCLUDED.location_raw, field_origins = EXCLUDED.field_origins;
+    RETURN NULL;
+END
+$$;
+
+--
 -- Name: jobpipe_job_terms_filters(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -381,6 +425,29 @@ CREATE TABLE public.job_embeddings (
     embedded_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE ONLY public.job_embeddings ALTER COLUMN embedding SET STORAGE MAIN;
+
+--
+-- Name: job_filter_vectors; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.job_filter_vectors (
+    job_id bigint NOT NULL,
+    model text NOT NULL,
+    embedding public.halfvec NOT NULL,
+    closed_at timestamp with time zone,
+    cities text[] DEFAULT '{}'::text[] NOT NULL,
+    skills text[] DEFAULT '{}'::text[] NOT NULL,
+    job_type text,
+    remote text,
+    posted_at timestamp with time zone,
+    salary_currency text,
+    salary_annual_max numeric,
+    salary_annual_min numeric,
+    location_raw text,
+    field_origins jsonb DEFAULT '{}'::jsonb NOT NULL
+)
+WITH (fillfactor='90');
+ALTER TABLE ONLY public.job_filter_vectors ALTER COLUMN embedding SET STORAGE MAIN;
 
 --
 -- Name: job_skill_tiers; Type: TABLE; Schema: public; Owner: -
@@ -872,6 +939,13 @@ ALTER TABLE ONLY public.job_embeddings
     ADD CONSTRAINT job_embeddings_pkey PRIMARY KEY (job_id, model) INCLUDE (content_hash);
 
 --
+-- Name: job_filter_vectors job_filter_vectors_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_filter_vectors
+    ADD CONSTRAINT job_filter_vectors_pkey PRIMARY KEY (job_id, model);
+
+--
 -- Name: job_skill_tiers job_skill_tiers_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -1042,6 +1116,36 @@ CREATE UNIQUE INDEX embedding_models_one_active ON public.embedding_models USING
 CREATE INDEX fetch_runs_source_date ON public.fetch_runs USING btree (source, partition_date, fetch_id DESC);
 
 --
+-- Name: job_filter_vectors_cities; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_cities ON public.job_filter_vectors USING gin (cities) WITH (fastupdate=off);
+
+--
+-- Name: job_filter_vectors_open_job_type; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_open_job_type ON public.job_filter_vectors USING btree (job_type) WHERE (closed_at IS NULL);
+
+--
+-- Name: job_filter_vectors_open_posted_at; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_open_posted_at ON public.job_filter_vectors USING btree (posted_at) WHERE (closed_at IS NULL);
+
+--
+-- Name: job_filter_vectors_open_remote; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_open_remote ON public.job_filter_vectors USING btree (remote) WHERE (closed_at IS NULL);
+
+--
+-- Name: job_filter_vectors_skills; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_skills ON public.job_filter_vectors USING gin (skills) WITH (fastupdate=off);
+
+--
 -- Name: job_terms_cities; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1174,6 +1278,12 @@ CREATE INDEX quarantine_source_date ON public.quarantine USING btree (source, pa
 CREATE INDEX raw_postings_source_external ON public.raw_postings USING btree (source, external_id);
 
 --
+-- Name: job_embeddings job_embeddings_to_filter_vectors; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER job_embeddings_to_filter_vectors AFTER INSERT OR UPDATE OF embedding ON public.job_embeddings FOR EACH ROW EXECUTE FUNCTION public.jobpipe_job_filter_vectors_write();
+
+--
 -- Name: job_terms job_terms_lists_delete; Type: TRIGGER; Schema: public; Owner: -
 --
 
@@ -1202,6 +1312,12 @@ CREATE TRIGGER job_terms_lists_update AFTER UPDATE ON public.job_terms REFERENCI
 --
 
 CREATE TRIGGER jobs_filters_to_terms AFTER UPDATE ON public.jobs FOR EACH ROW WHEN ((((((((((((old.closed_at IS DISTINCT FROM new.closed_at) OR (old.cities IS DISTINCT FROM new.cities)) OR (old.skills IS DISTINCT FROM new.skills)) OR (old.job_type IS DISTINCT FROM new.job_type)) OR (old.remote IS DISTINCT FROM new.remote)) OR (old.posted_at IS DISTINCT FROM new.posted_at)) OR (old.salary_currency IS DISTINCT FROM new.salary_currency)) OR (old.salary_annual_max IS DISTINCT FROM new.salary_annual_max)) OR (old.salary_annual_min IS DISTINCT FROM new.salary_annual_min)) OR (old.location_raw IS DISTINCT FROM new.location_raw)) OR (old.field_origins IS DISTINCT FROM new.field_origins))) EXECUTE FUNCTION public.jobpipe_job_terms_filters();
+
+--
+-- Name: jobs jobs_filters_to_vectors; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER jobs_filters_to_vectors AFTER UPDATE ON public.jobs FOR EACH ROW WHEN ((((((((((((old.closed_at IS DISTINCT FROM new.closed_at) OR (old.cities IS DISTINCT FROM new.cities)) OR (old.skills IS DISTINCT FROM new.skills)) OR (old.job_type IS DISTINCT FROM new.job_type)) OR (old.remote IS DISTINCT FROM new.remote)) OR (old.posted_at IS DISTINCT FROM new.posted_at)) OR (old.salary_currency IS DISTINCT FROM new.salary_currency)) OR (old.salary_annual_max IS DISTINCT FROM new.salary_annual_max)) OR (old.salary_annual_min IS DISTINCT FROM new.salary_annual_min)) OR (old.location_raw IS DISTINCT FROM new.location_raw)) OR (old.field_origins IS DISTINCT FROM new.field_origins))) EXECUTE FUNCTION public.jobpipe_job_filter_vectors_filters();
 
 --
 -- Name: candidate_embeddings candidate_embeddings_candidate_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
@@ -1251,6 +1367,13 @@ ALTER TABLE ONLY public.job_embeddings
 
 ALTER TABLE ONLY public.job_embeddings
     ADD CONSTRAINT job_embeddings_model_fkey FOREIGN KEY (model) REFERENCES public.embedding_models(model);
+
+--
+-- Name: job_filter_vectors job_filter_vectors_job_id_model_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.job_filter_vectors
+    ADD CONSTRAINT job_filter_vectors_job_id_model_fkey FOREIGN KEY (job_id, model) REFERENCES public.job_embeddings(job_id, model) ON DELETE CASCADE;
 
 --
 -- Name: job_skill_tiers job_skill_tiers_job_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -

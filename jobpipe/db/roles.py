@@ -38,8 +38,8 @@ from jobpipe.db.rows import one
 
 #: Everything the service reads (tables and views in ``public``); SELECT on these, nothing else.
 SERVING_OBJECTS: tuple[str, ...] = (
-    "jobs", "job_terms", "job_embeddings", "embedding_models", "serving_jobs", "job_duplicate_groups",
-    "serving_snapshots", "fetch_runs", "candidates", "candidate_embeddings", "candidate_matches",
+    "jobs", "job_terms", "job_embeddings", "job_filter_vectors", "embedding_models", "serving_jobs",
+    "job_duplicate_groups", "serving_snapshots", "fetch_runs", "candidates", "candidate_embeddings", "candidate_matches",
     "candidate_match_state", "match_calibration", "job_skill_tiers", "schema_migrations",
     "term_lists", "term_lists_queue", "term_lists_state", "term_lists_dead",
 )

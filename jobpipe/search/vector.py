@@ -7,10 +7,14 @@ scanned exactly (every match, true order, a few ms); a large one goes through HN
 ``hnsw.iterative_scan = relaxed_order``, which keeps walking until enough rows pass the
 filter, and falls back to the exact scan if it still returns too few.
 
-The SQL matches the store's per-model partial index exactly:
+The HNSW SQL matches the store's per-model partial index exactly:
 ``USING hnsw ((embedding::vector(DIMS)) vector_cosine_ops) WHERE model = '<model>'``.
 The model name is inlined as a literal (never a bound parameter) so that even a generic
 prepared plan can prove the partial index's predicate.
+
+The exact scan reads ``job_filter_vectors`` (sql/0030): each vector at half precision beside
+copies of its posting's filter columns, so a match costs one narrow row, and re-checks the
+float distance of every row that could belong to the top ``limit`` (:func:`exact_sql`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import psycopg
+from pgvector import HalfVector
 from psycopg import sql
 
 from jobpipe.db.rows import one
@@ -30,11 +35,13 @@ from jobpipe.search.filters import FilterSQL
 from jobpipe.store.models import ModelInfo
 
 #: At most this many filter matches: exact scan, at ``EXACT_REFERENCE_ROWS`` vectors (see
-#: :func:`exact_max_rows` for other sizes). Measured on 100k postings (warm cache): an exact
-#: scan costs ~8-10 µs per matching row (a primary-key probe and a 2 kB vector each), an iterative
-#: HNSW scan that checks each candidate against the filter ~30 ms at 8%
-#: selectivity (job_type=intern: exact 67 ms, iterative 30 ms) and ~12 ms at 20%.
-EXACT_MAX_ROWS = 4000
+#: :func:`exact_max_rows` for other sizes). Measured on 100k postings (2026-12-06, warm cache,
+#: ``bench/bench_vector_plan.py``; docs/search.md "Vector leg"): the exact scan costs ~2 µs per
+#: match (one ``job_filter_vectors`` row each); the iterative HNSW scan visits about
+#: ``limit / selectivity`` tuples: ~30 ms at 4-5% selectivity, ~17-22 ms at 8%, ~16 ms at 10%,
+#: ~9 ms at 20%. They cost the same near 9,000 matches (8-10%), where the exact scan also finds
+#: the true top rows (the iterative scan's recall@100 is ~0.83 there).
+EXACT_MAX_ROWS = 9_000
 EXACT_REFERENCE_ROWS = 100_000
 #: HNSW candidate list size; at least the number of rows asked for.
 EF_SEARCH = 100
@@ -138,6 +145,13 @@ def _estimated_rows(conn: psycopg.Connection, fsql: FilterSQL) -> int:
         return 0   # unknown: the exact scan, complete whatever the number
 
 
+#: Per-statement settings of the exact scan, made before it is planned. It gains neither from JIT
+#: compilation (a plan costed past ``jit_above_cost`` on a large table would spend tens of ms
+#: compiling) nor from parallel workers: a parallel exact scan measured 4.5x slower at 1%
+#: selectivity (worker start-up, 2 cores).
+STATEMENT_SETTINGS = {"jit": "off", "max_parallel_workers_per_gather": "0"}
+
+
 def vector_candidates(
     conn: psycopg.Connection, model: ModelInfo, query_vector: np.ndarray, fsql: FilterSQL, limit: int,
     plan: VectorPlan,
@@ -147,7 +161,7 @@ def vector_candidates(
     params: dict[str, Any] = dict(fsql.params)
     params["qv"] = np.asarray(query_vector, dtype=np.float32)
     if plan.method == "exact":
-        return [VectorHit(r[0], float(r[1])) for r in conn.execute(exact_sql(model, fsql, limit), params)]
+        return _exact(conn, model, fsql, limit, params)
     query = hnsw_sql(model, fsql, limit)
     ef_search = max(EF_SEARCH, int(limit))
     scan_tuples = MIN_SCAN_TUPLES
@@ -155,29 +169,95 @@ def vector_candidates(
         total = plan.table_rows if plan.table_rows is not None else _embedded_rows(conn)
         # Expect to visit limit / selectivity tuples; allow a margin, within bounds.
         scan_tuples = int(min(MAX_SCAN_TUPLES, max(MIN_SCAN_TUPLES, 4 * limit * total / plan.filter_rows)))
+    # The HNSW statement sets its scan settings itself (one round trip); it needs neither of
+    # STATEMENT_SETTINGS: its plan is a LIMIT over an index scan, costed far below JIT and never parallel.
     rows = conn.execute(query, params | hnsw_params(ef_search, scan_tuples)).fetchall()
-    hits = [VectorHit(r[0], float(r[1])) for r in rows]
+    hits = [VectorHit(int(r[0]), float(r[1])) for r in rows]
     if plan.method == "hnsw_iterative" and len(hits) < limit:
         # Fewer matches than asked: the filter is rarer than estimated, or the scan hit its
         # tuple bound. The exact scan over the filtered rows is then complete and cheap enough.
         plan.fallback = True
-        return [VectorHit(r[0], float(r[1])) for r in conn.execute(exact_sql(model, fsql, limit), params)]
+        return _exact(conn, model, fsql, limit, params)
     hits.sort(key=lambda h: (h.distance, h.job_id))   # relaxed_order may return slightly out of order
     return hits
 
 
-def exact_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
-    """Exact nearest neighbours among the filtered rows.
+def _exact(conn: psycopg.Connection, model: ModelInfo, fsql: FilterSQL, limit: int,
+           params: dict[str, Any]) -> list[VectorHit]:
+    params = {**params, "qh": half_query(params["qv"])}
+    return _run(conn, exact_sql(model, fsql, limit), params, STATEMENT_SETTINGS)
 
-    cosine_distance() instead of <=>: the function form never matches the index, so this is
-    a true exact scan over the filtered rows, whatever the planner estimates.
+
+def _run(conn: psycopg.Connection, query: sql.Composed, params: dict[str, Any],
+         settings: dict[str, str]) -> list[VectorHit]:
+    """``query``'s rows with ``settings`` in force for it alone.
+
+    The settings are local to a transaction (a savepoint inside the caller's) that is rolled
+    back once the rows are read: nothing leaks into the caller's later statements.
     """
-    cast = sql.SQL("vector({})").format(sql.Literal(int(model.dims)))
+    names = list(settings)
+    with conn.transaction(force_rollback=True):
+        conn.execute(sql.SQL("SELECT ") + sql.SQL(", ").join(
+            sql.SQL("set_config({}, {}, true)").format(sql.Literal(n), sql.Literal(settings[n])) for n in names))
+        rows = conn.execute(query, params).fetchall()
+    return [VectorHit(int(r[0]), float(r[1])) for r in rows]
+
+
+def half_query(query_vector: np.ndarray) -> HalfVector:
+    """The query as the exact scan's first pass compares it: unit length, half precision."""
+    vector = np.asarray(query_vector, dtype=np.float64)
+    norm = float(np.linalg.norm(vector))
+    return HalfVector((vector / norm if norm > 0 else vector).astype(np.float16))
+
+
+def half_distance_error(dims: int) -> float:
+    """A bound on how far a cosine distance at half precision lies from the float one.
+
+    Both sides of the half-precision distance are unit vectors rounded to half precision: each
+    component moves by at most 2^-10 of itself (either rounding mode), or 2^-24 below half
+    precision's normal range, so each vector turns by at most ``asin(2^-10 + 2^-24 sqrt(dims))``
+    and the distance, ``1 - cos(angle)``, moves by at most the two turns together. Each distance
+    is a sum of ``dims`` single-precision products, within ``3 dims 2^-24`` of its true value.
+    At 512 dimensions: 0.0021 (measured differences on the speed bench: at most 0.00007).
+    """
+    turn = math.asin(2.0 ** -10 + 2.0 ** -24 * math.sqrt(dims))
+    return 2 * turn + 6 * dims * 2.0 ** -24
+
+
+def exact_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
+    """Exact nearest neighbours among the filtered rows: every match, the float scan's order.
+
+    A first pass reads the filtered ``job_filter_vectors`` rows (``%(qh)s``, the query at half
+    precision: :func:`half_query`) and ranks them by half-precision distance. With ``err`` its
+    greatest error (:func:`half_distance_error`) and ``cut`` the ``limit``-th smallest of those
+    distances, each of the float scan's top ``limit`` rows lies within ``cut + 2 err``: the
+    ``limit`` rows at or below ``cut`` are within ``cut + err`` in float, so the float scan's
+    ``limit``-th distance is too, and a row at that distance or nearer is at most ``err`` further
+    at half precision. Only those rows (~110 of the 8,000 an 8% filter matches at 100k) get their
+    float distance from ``job_embeddings``, which orders the answer (ties by job_id), as a
+    float scan over all the filtered rows would. A filter with fewer than ``limit`` matches
+    re-checks them all (no cut); a NaN distance (a zero vector) is past every cut, as in the
+    float order.
+
+    ``cosine_distance()`` instead of ``<=>``: the function form never matches the HNSW index, so
+    this is a true exact scan whatever the planner estimates.
+    """
+    dims = int(model.dims)
+    cast = sql.SQL("vector({})").format(sql.Literal(dims))
+    half = sql.SQL("halfvec({})").format(sql.Literal(dims))
     return sql.SQL(
+        "WITH c AS MATERIALIZED ("
+        "SELECT j.job_id, cosine_distance(j.embedding, %(qh)s::{half}) AS dh "
+        "FROM job_filter_vectors j WHERE j.model = {model} AND {where}) "
         "SELECT e.job_id, cosine_distance(e.embedding::{cast}, %(qv)s::{cast}) AS dist "
-        "FROM jobs j JOIN job_embeddings e ON e.job_id = j.job_id AND e.model = {model} "
-        "WHERE {where} ORDER BY dist, e.job_id LIMIT {limit}"
-    ).format(cast=cast, model=sql.Literal(model.model), where=sql.SQL(fsql.where), limit=sql.Literal(int(limit)))
+        "FROM job_embeddings e "
+        "WHERE e.model = {model} AND e.job_id = ANY(ARRAY("
+        "SELECT c.job_id FROM c WHERE c.dh <= (SELECT coalesce(max(k.dh), 'Infinity') "
+        "FROM (SELECT dh FROM c ORDER BY dh LIMIT 1 OFFSET {last}) k) + {window})) "
+        "ORDER BY dist, e.job_id LIMIT {limit}"
+    ).format(half=half, cast=cast, model=sql.Literal(model.model), where=sql.SQL(fsql.where),
+             last=sql.Literal(max(0, int(limit) - 1)), window=sql.Literal(2 * half_distance_error(dims)),
+             limit=sql.Literal(int(limit)))
 
 
 #: The scan's settings, made in the statement itself. An uncompared scalar subquery is a
