@@ -9,7 +9,9 @@
 -- `postings` is fixed-width big-endian records sorted by job id: for a description lexeme
 -- ('b', from search_tsv) the job id (int8) and the posting's search_length (int4); for a title
 -- lexeme ('t', from title_tsv) the job id (int8) and one position (int2) per occurrence, for
--- phrase lookups. Only open postings are listed.
+-- phrase lookups; for a filter value ('f': a city, job type, skill, or "stated fully remote")
+-- the job id alone, so an equality filter is checked without visiting rows. Only open postings
+-- are listed.
 --
 -- Two tiers, so that a night's merge costs what changed, not the whole catalogue (a changed
 -- posting touches a few hundred lists, the long lists of common words among them): tier 0 is
@@ -25,7 +27,7 @@
 -- indexes as before. So the lists are never read stale: at worst unused until the next merge.
 
 CREATE TABLE term_lists (
-    field    "char"   NOT NULL CHECK (field IN ('b', 't')),
+    field    "char"   NOT NULL CHECK (field IN ('b', 't', 'f')),
     lexeme   text     NOT NULL,
     tier     smallint NOT NULL CHECK (tier IN (0, 1)),
     postings bytea    NOT NULL,
@@ -59,12 +61,14 @@ BEGIN
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO term_lists_queue SELECT job_id FROM old_rows ON CONFLICT (job_id) DO NOTHING;
     ELSE
-        -- Only what the lists hold: the terms, the length and whether the posting is open
-        -- (a filter column copied from jobs, such as a new salary, changes nothing here).
+        -- Only what the lists hold: the terms, the length, whether the posting is open and the
+        -- filter values listed (a copied salary or date, for one, changes nothing here).
         INSERT INTO term_lists_queue
         SELECT o.job_id FROM old_rows o JOIN new_rows n ON n.job_id = o.job_id
         WHERE (o.closed_at IS NULL) <> (n.closed_at IS NULL)
            OR o.search_length IS DISTINCT FROM n.search_length
+           OR (o.cities, o.skills, o.job_type, o.remote, o.field_origins->>'remote')
+              IS DISTINCT FROM (n.cities, n.skills, n.job_type, n.remote, n.field_origins->>'remote')
            OR o.search_tsv IS DISTINCT FROM n.search_tsv
            OR o.title_tsv IS DISTINCT FROM n.title_tsv
         ON CONFLICT (job_id) DO NOTHING;

@@ -92,12 +92,14 @@ BEGIN
     ELSIF TG_OP = 'DELETE' THEN
         INSERT INTO term_lists_queue SELECT job_id FROM old_rows ON CONFLICT (job_id) DO NOTHING;
     ELSE
-        -- Only what the lists hold: the terms, the length and whether the posting is open
-        -- (a filter column copied from jobs, such as a new salary, changes nothing here).
+        -- Only what the lists hold: the terms, the length, whether the posting is open and the
+        -- filter values listed (a copied salary or date, for one, changes nothing here).
         INSERT INTO term_lists_queue
         SELECT o.job_id FROM old_rows o JOIN new_rows n ON n.job_id = o.job_id
         WHERE (o.closed_at IS NULL) <> (n.closed_at IS NULL)
            OR o.search_length IS DISTINCT FROM n.search_length
+           OR (o.cities, o.skills, o.job_type, o.remote, o.field_origins->>'remote')
+              IS DISTINCT FROM (n.cities, n.skills, n.job_type, n.remote, n.field_origins->>'remote')
            OR o.search_tsv IS DISTINCT FROM n.search_tsv
            OR o.title_tsv IS DISTINCT FROM n.title_tsv
         ON CONFLICT (job_id) DO NOTHING;
@@ -798,7 +800,7 @@ CREATE TABLE public.term_lists (
     lexeme text NOT NULL,
     tier smallint NOT NULL,
     postings bytea NOT NULL,
-    CONSTRAINT term_lists_field_check CHECK ((field = ANY (ARRAY['b'::"char", 't'::"char"]))),
+    CONSTRAINT term_lists_field_check CHECK ((field = ANY (ARRAY['b'::"char", 't'::"char", 'f'::"char"]))),
     CONSTRAINT term_lists_tier_check CHECK ((tier = ANY (ARRAY[0, 1])))
 );
 ALTER TABLE ONLY public.term_lists ALTER COLUMN postings SET STORAGE EXTERNAL;

@@ -14,6 +14,7 @@ from typing import Any
 
 from jobpipe.search.resolve import canonical_skill, resolve_city
 from jobpipe.search.types import SearchFilters, fx_rates
+from jobpipe.store.term_lists import REMOTE_KEY, city_key, job_type_key, skill_key
 
 #: Currency assumed for ``salary_min`` when the caller gives none.
 DEFAULT_CURRENCY = "USD"
@@ -29,6 +30,11 @@ class FilterSQL:
     resolved: dict[str, Any] = field(default_factory=dict)   # what the filters resolved to (for debug)
     conditions: int = 0    # filter conditions besides open/closed (the keyword leg's plan choice)
     include_closed: bool = False   # closed postings match too (no "open" condition)
+    #: The same filter over the keyword leg's posting lists (jobpipe.store.term_lists), which hold
+    #: open postings only: the filter-value lists a posting must be in, and the condition left
+    #: to check on its row (None: all of ``where``; "TRUE": nothing).
+    list_keys: tuple[str, ...] = ()
+    residual: str | None = None
 
 
 def build_filter_sql(filters: SearchFilters) -> FilterSQL:
@@ -36,37 +42,44 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
     clauses: list[str] = []
     params: dict[str, Any] = {}
     resolved: dict[str, Any] = {}
+    keys: list[str] = []        # conditions a posting list answers: city_key(city) says cities @> [city]
+    unlisted: list[str] = []    # the rest, checked on the posting's row
+
+    def add(clause: str, key: str | None = None) -> None:
+        clauses.append(clause)
+        if key is None:
+            unlisted.append(clause)
+        else:
+            keys.append(key)
 
     if not filters.include_closed:
-        clauses.append("j.closed_at IS NULL")
+        clauses.append("j.closed_at IS NULL")   # the posting lists hold open postings only
 
     if filters.city:
         city = resolve_city(filters.city)
         if city:
             # cities holds canonical English names (GIN-indexed array).
-            clauses.append("j.cities @> ARRAY[%(f_city)s]::text[]")
+            add("j.cities @> ARRAY[%(f_city)s]::text[]", city_key(city))
             params["f_city"] = city
         else:
             # A city neither table knows: match its name in the stored cities or raw location.
-            clauses.append(
-                "(EXISTS (SELECT 1 FROM unnest(j.cities) AS c WHERE lower(c) = lower(%(f_city)s))"
-                " OR j.location_raw ILIKE %(f_city_like)s)"
-            )
+            add("(EXISTS (SELECT 1 FROM unnest(j.cities) AS c WHERE lower(c) = lower(%(f_city)s))"
+                " OR j.location_raw ILIKE %(f_city_like)s)")
             params["f_city"] = filters.city.strip()
             params["f_city_like"] = "%" + _escape_like(filters.city.strip()) + "%"
         resolved["city"] = city or filters.city.strip()
 
     if filters.job_type:
-        clauses.append("j.job_type = %(f_job_type)s")
+        add("j.job_type = %(f_job_type)s", job_type_key(filters.job_type))
         params["f_job_type"] = filters.job_type
 
     if filters.remote is True:
         # Fully remote only: a hybrid role still requires living near an office. Remote must be
         # stated (a source field, the title, the description), not inferred from a benefits line
         # ("home-office stipend", "远程办公补贴"): field_origins, docs/normalization.md.
-        clauses.append("j.remote = 'remote' AND j.field_origins->>'remote' IS DISTINCT FROM 'inferred'")
+        add("j.remote = 'remote' AND j.field_origins->>'remote' IS DISTINCT FROM 'inferred'", REMOTE_KEY)
     elif filters.remote is False:
-        clauses.append("(j.remote IS DISTINCT FROM 'remote' OR j.field_origins->>'remote' = 'inferred')")
+        add("(j.remote IS DISTINCT FROM 'remote' OR j.field_origins->>'remote' = 'inferred')")
 
     if filters.salary_min is not None:
         currency = (filters.currency or DEFAULT_CURRENCY).upper()
@@ -76,7 +89,7 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
         # The top of the range; a posting stating only a floor ("from $6,000/month") pays at
         # least that floor, so the floor stands in for the missing top.
         top = "coalesce(j.salary_annual_max, j.salary_annual_min)"
-        clauses.append(
+        add(
             f"{top} IS NOT NULL AND ("
             f"(j.salary_currency = %(f_currency)s AND {top} >= %(f_salary_min)s)"
             f" OR (j.salary_currency <> %(f_currency)s AND {top} * (CASE j.salary_currency {cases} END)"
@@ -97,22 +110,23 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
             (canonical if name else unknown).append(name or skill.strip())
         if canonical:
             clauses.append("j.skills @> %(f_skills)s::text[]")
+            keys.extend(skill_key(name) for name in canonical)
             params["f_skills"] = canonical
         for i, skill in enumerate(unknown):
             # Not in the taxonomy: a case-insensitive match on the stored names.
-            clauses.append(f"EXISTS (SELECT 1 FROM unnest(j.skills) AS s WHERE lower(s) = lower(%(f_skill_{i})s))")
+            add(f"EXISTS (SELECT 1 FROM unnest(j.skills) AS s WHERE lower(s) = lower(%(f_skill_{i})s))")
             params[f"f_skill_{i}"] = skill
         resolved["skills"] = canonical + unknown
 
     if filters.posted_within_days is not None:
         # Postings without a date are excluded: their age is unknown.
-        clauses.append("j.posted_at >= now() - make_interval(days => %(f_days)s)")
+        add("j.posted_at >= now() - make_interval(days => %(f_days)s)")
         params["f_days"] = int(filters.posted_within_days)
 
     selective = bool(params) or filters.remote is not None
     conditions = len(clauses) - (0 if filters.include_closed else 1)
     return FilterSQL(" AND ".join(clauses) or "TRUE", params, selective, resolved, conditions,
-                     filters.include_closed)
+                     filters.include_closed, tuple(dict.fromkeys(keys)), " AND ".join(unlisted) or "TRUE")
 
 
 def _escape_like(text: str) -> str:

@@ -9,10 +9,13 @@ position carried in each record. ``&`` intersects, ``|`` unites, a title phrase 
 matches where the positions follow each other. Scores are the statement's: BM25's length
 normalization times the description lookups' IDF sum, plus the title lookups' sum.
 
-Filters beyond "open" (the lists hold open postings only) are checked on ``job_terms`` rows of
-the best-scored postings, by primary key, in growing batches until enough pass: ~1 µs a
-posting, where reading a filter's postings first cost 25-47 ms at 100k (a city's 20,000 rows,
-or a sequential scan for remote + salary, which no index serves). ``list_candidates`` returns None whenever the lists cannot
+Filters beyond "open" (the lists hold open postings only): an equality condition (a city, a job
+type, a skill, stated fully remote) is a list of its own (``FilterSQL.list_keys``), intersected
+with each lookup before its cap, as the statement ANDs a selective filter into its index scans;
+what remains (a salary, a date, an unknown city) is checked on ``job_terms`` rows of the
+best-scored postings, by primary key, in growing batches until enough pass (~1-3 µs a posting,
+where reading a filter's postings first cost 25-47 ms at 100k, a sequential scan where no index
+serves the filter). ``list_candidates`` returns None whenever the lists cannot
 answer exactly as the statement would (not built yet, changes not merged yet, closed postings
 asked for, an operator the lists cannot evaluate): the caller then runs the statement.
 """
@@ -273,16 +276,25 @@ def list_candidates(
     for branch, tree in zip(branches, trees):
         assert tree is not None
         _lexemes(tree, title_lexemes if branch.column == "title_tsv" else body_lexemes)
-    fetched = read_term_lists(conn, sorted(body_lexemes), sorted(title_lexemes))
+    fetched = read_term_lists(conn, sorted(body_lexemes), sorted(title_lexemes), fsql.list_keys)
     if fetched is None:
         return None
     lists = _Lists(fetched)
+    # The filter's equality conditions, answered by their own lists (as the statement ANDs a
+    # selective filter into its index lookups, before each lookup's cap).
+    allowed = None
+    for key in fsql.list_keys:
+        ids = fetched.filters[key]
+        allowed = ids if allowed is None else _intersection(allowed, ids)
     ids_parts, len_parts, body_w, title_w = [], [], [], []
     try:
         for branch, tree in zip(branches, trees):
             assert tree is not None
             title = branch.column == "title_tsv"
-            ids = _docs(tree, lists, title)[:branch_cap]
+            ids = _docs(tree, lists, title)
+            if allowed is not None:
+                ids = _intersection(ids, allowed)
+            ids = ids[:branch_cap]
             ids_parts.append(ids)
             len_parts.append(np.zeros(len(ids), dtype=np.int64) if title else _lengths(ids, tree, lists))
             weights = np.full(len(ids), float(branch.weight))
@@ -305,10 +317,15 @@ def list_candidates(
     score = norm * body_sum + title_sum
     # The statement's order: score rounded to 1e-9 (sums in another order still tie), then job id.
     order = np.lexsort((postings, -np.round(score * 1e9)))
-    if not fsql.selective:
+    residual = fsql.where if fsql.residual is None else fsql.residual
+    if not fsql.selective or residual == "TRUE":
         top = order[:limit]
         return [ListHit(int(postings[i]), float(score[i])) for i in top]
-    return _checked(conn, fsql, postings, score, order, limit, filter_rows, total_rows)
+    # The rest of the filter (a salary, a date, ...) on the rows of the best-scored postings;
+    # of those the key lists let through, about filter_rows / len(allowed) pass it.
+    base = float(len(allowed)) if allowed is not None else total_rows
+    share = (filter_rows / base) if filter_rows and base else 0.5
+    return _checked(conn, residual, fsql.params, postings, score, order, limit, share)
 
 
 def _lengths(ids: np.ndarray, tree: Node, lists: _Lists) -> np.ndarray:
@@ -328,10 +345,9 @@ def _lengths(ids: np.ndarray, tree: Node, lists: _Lists) -> np.ndarray:
     return out
 
 
-def _checked(conn: psycopg.Connection, fsql: FilterSQL, postings: np.ndarray, score: np.ndarray,
-             order: np.ndarray, limit: int, filter_rows: int | None, total_rows: float | None) -> list[ListHit]:
-    """The best-scored postings that pass the filter, checked in growing batches."""
-    share = (filter_rows / total_rows) if filter_rows and total_rows else 0.5
+def _checked(conn: psycopg.Connection, where: str, params: dict[str, Any], postings: np.ndarray,
+             score: np.ndarray, order: np.ndarray, limit: int, share: float) -> list[ListHit]:
+    """The best-scored postings whose rows pass ``where``, checked in growing batches."""
     batch = int(max(limit, _FIRST_BATCH * limit / max(min(share, 1.0), 0.01)))
     passed: list[int] = []
     start = 0
@@ -339,8 +355,8 @@ def _checked(conn: psycopg.Connection, fsql: FilterSQL, postings: np.ndarray, sc
         part = order[start:start + batch]
         ids = postings[part]
         ok = {r[0] for r in conn.execute(
-            f"SELECT j.job_id FROM job_terms j WHERE j.job_id = ANY(%(list_ids)s) AND {fsql.where}",
-            fsql.params | {"list_ids": ids.tolist()})}
+            f"SELECT j.job_id FROM job_terms j WHERE j.job_id = ANY(%(list_ids)s) AND {where}",
+            params | {"list_ids": ids.tolist()})}
         passed.extend(int(i) for i in part if int(postings[i]) in ok)
         start += batch
         batch *= 2

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import psycopg
@@ -29,6 +29,31 @@ from jobpipe.db.rows import one
 BODY = np.dtype([("id", ">i8"), ("len", ">i4")])
 #: Title lexeme records: job id and one position (a phrase lookup needs them), per occurrence.
 TITLE = np.dtype([("id", ">i8"), ("pos", ">i2")])
+#: Filter value records (field 'f'): the job id alone.
+FILTER = np.dtype([("id", ">i8")])
+
+
+# The filter values listed (field 'f'), one list per value: the open postings of a city, a job
+# type, a skill, or stated to be fully remote, so the keyword leg checks such a filter by
+# intersecting sorted ids instead of probing a row per candidate. Each key means exactly the
+# condition jobpipe.search.filters writes for it (tests compare the two).
+def city_key(city: str) -> str:
+    """``j.cities @> ARRAY[city]``."""
+    return "city:" + city
+
+
+def job_type_key(job_type: str) -> str:
+    """``j.job_type = job_type``."""
+    return "job_type:" + job_type
+
+
+def skill_key(skill: str) -> str:
+    """``j.skills @> ARRAY[skill]``."""
+    return "skill:" + skill
+
+
+#: ``j.remote = 'remote' AND j.field_origins->>'remote' IS DISTINCT FROM 'inferred'``.
+REMOTE_KEY = "remote:stated"
 
 #: Tier 0 is built again (and tier 1 emptied) once the postings changed since its build pass
 #: this share of the open postings. Below it a merge rebuilds tier 1 only, at a cost in
@@ -65,6 +90,20 @@ def _build(tier: int) -> list[str]:
                       WHERE closed_at IS NULL {void} ORDER BY job_id) t,
                      unnest(t.title_tsv) u, unnest(coalesce(nullif(u.positions, '{{}}'), '{{0}}')) p) s
             GROUP BY lexeme""",
+        # The filter values: the keys of city_key, job_type_key, skill_key and REMOTE_KEY.
+        f"""INSERT INTO term_lists (field, lexeme, tier, postings)
+            SELECT 'f', key, {tier}, string_agg(int8send(job_id), ''::bytea) FROM (
+                SELECT t.job_id, k.key
+                FROM (SELECT job_id, cities, skills, job_type, remote, field_origins FROM job_terms
+                      WHERE closed_at IS NULL {void} ORDER BY job_id) t,
+                     LATERAL (SELECT DISTINCT key FROM (
+                         SELECT 'city:' || c FROM unnest(t.cities) c
+                         UNION ALL SELECT 'skill:' || s FROM unnest(t.skills) s
+                         UNION ALL SELECT 'job_type:' || t.job_type WHERE t.job_type IS NOT NULL
+                         UNION ALL SELECT '{REMOTE_KEY}'
+                                   WHERE t.remote = 'remote' AND t.field_origins->>'remote' IS DISTINCT FROM 'inferred'
+                     ) v(key)) k) s
+            GROUP BY key""",
     ]
 
 
@@ -131,6 +170,8 @@ UNION ALL
 SELECT field::text, lexeme, tier, postings, NULL FROM term_lists WHERE field = 'b' AND lexeme = ANY(%(b)s)
 UNION ALL
 SELECT field::text, lexeme, tier, postings, NULL FROM term_lists WHERE field = 't' AND lexeme = ANY(%(t)s)
+UNION ALL
+SELECT field::text, lexeme, tier, postings, NULL FROM term_lists WHERE field = 'f' AND lexeme = ANY(%(f)s)
 """
 
 #: Void postings per database and state version: read again only after a merge.
@@ -170,14 +211,17 @@ class TermLists:
 
     body: dict[str, np.ndarray]
     title: dict[str, np.ndarray]
+    filters: dict[str, np.ndarray] = field(default_factory=dict)   # filter key -> sorted job ids
 
 
 def _db_key(conn: psycopg.Connection) -> str:
     return f"{conn.info.host}:{conn.info.port}/{conn.info.dbname}"
 
 
-def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequence[str]) -> TermLists | None:
-    """The lists of these lexemes, or None when they may not be read (not built, or changes queued).
+def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequence[str],
+                    filters: Sequence[str] = ()) -> TermLists | None:
+    """The lists of these lexemes and filter keys, or None when they may not be read (not built,
+    or changes queued). A filter key no open posting has comes back as an empty list.
 
     One statement, so the lists, the void postings and the queue's emptiness come from one
     snapshot: an empty queue means every list reflects ``job_terms`` as that snapshot sees it.
@@ -190,14 +234,15 @@ def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequen
     void_read = False
     tiers: dict[tuple[str, str], list[tuple[int, bytes]]] = {}
     with conn.cursor(binary=True) as cur:
-        cur.execute(_READ, {"known": cached[0] if cached else None, "b": list(body), "t": list(title)}, prepare=True)
-        for field, lexeme, tier, postings, version in cur:
-            if field == "s":
+        cur.execute(_READ, {"known": cached[0] if cached else None, "b": list(body), "t": list(title),
+                            "f": list(filters)}, prepare=True)
+        for kind, lexeme, tier, postings, version in cur:
+            if kind == "s":
                 state = int(version)
-            elif field == "d":
+            elif kind == "d":
                 void_read, void_bytes = True, bytes(postings) if postings is not None else None
             else:
-                tiers.setdefault((field, lexeme), []).append((tier, bytes(postings)))
+                tiers.setdefault((kind, lexeme), []).append((tier, bytes(postings)))
     if state is None:
         return None
     if void_read or cached is None:
@@ -206,9 +251,15 @@ def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequen
         with _void_lock:
             _void_cache[key] = cached
     void = cached[1]
-    out = TermLists({}, {})
-    for (field, lexeme), parts in tiers.items():
-        dtype, second, into = (BODY, "len", out.body) if field == "b" else (TITLE, "pos", out.title)
+    out = TermLists({}, {}, {key: np.empty(0, dtype=np.int64) for key in filters})
+    for (kind, lexeme), parts in tiers.items():
+        if kind == "f":
+            ids = np.concatenate([np.frombuffer(p, FILTER)["id"].astype(np.int64) for t, p in parts if t == 1]
+                                 + [_live(np.frombuffer(p, FILTER)["id"].astype(np.int64), void) for t, p in parts if t == 0])
+            ids.sort()
+            out.filters[lexeme] = ids
+            continue
+        dtype, second, into = (BODY, "len", out.body) if kind == "b" else (TITLE, "pos", out.title)
         pieces = []
         for tier, postings in parts:
             records = _in_order(np.frombuffer(postings, dtype), second)
@@ -221,6 +272,10 @@ def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequen
             both = np.concatenate(pieces)
             into[lexeme] = both[np.lexsort((both[second], both["id"]))]
     return out
+
+
+def _live(ids: np.ndarray, void: _Void) -> np.ndarray:
+    return ids[~void.mask(ids)]
 
 
 def _in_order(records: np.ndarray, second: str) -> np.ndarray:

@@ -8,7 +8,16 @@ import pytest
 
 from jobpipe.db import connect
 from jobpipe.store import close_missing, sync_job_terms, term_lists, upsert_jobs
-from jobpipe.store.term_lists import BODY, TITLE, merge_term_lists, read_term_lists
+from jobpipe.store.term_lists import (
+    BODY,
+    REMOTE_KEY,
+    TITLE,
+    city_key,
+    job_type_key,
+    merge_term_lists,
+    read_term_lists,
+    skill_key,
+)
 from jobpipe_tests.store.helpers import make_postings
 
 
@@ -16,7 +25,8 @@ def _stored(db) -> dict[tuple[str, str], list[tuple[int, int]]]:
     """Every list as search reads it (tier 0 without its void postings, plus tier 1), decoded."""
     body = [r[0] for r in db.execute("SELECT DISTINCT lexeme FROM term_lists WHERE field = 'b'")]
     title = [r[0] for r in db.execute("SELECT DISTINCT lexeme FROM term_lists WHERE field = 't'")]
-    lists = read_term_lists(db, body, title)
+    keys = [r[0] for r in db.execute("SELECT DISTINCT lexeme FROM term_lists WHERE field = 'f'")]
+    lists = read_term_lists(db, body, title, keys)
     db.commit()
     assert lists is not None
     out = {}
@@ -24,11 +34,15 @@ def _stored(db) -> dict[tuple[str, str], list[tuple[int, int]]]:
         for lexeme, records in found.items():
             if len(records):
                 out[(field, lexeme)] = [(int(r[0]), int(r[1])) for r in records]
+    for key, ids in lists.filters.items():
+        if len(ids):
+            out[("f", key)] = [(int(i), 0) for i in ids]
     return out
 
 
 def _expected(db) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    """The same lists computed from job_terms: open postings only, sorted by job id (and position)."""
+    """The same lists computed from job_terms: open postings only, sorted by job id (and position);
+    a filter key per value that search.filters would test (city, skill, job type, stated remote)."""
     out: dict[tuple[str, str], list[tuple[int, int]]] = {}
     for lexeme, job_id, length in db.execute(
             "SELECT u.lexeme, t.job_id, t.search_length FROM job_terms t, unnest(t.search_tsv) u "
@@ -38,6 +52,14 @@ def _expected(db) -> dict[tuple[str, str], list[tuple[int, int]]]:
             "SELECT u.lexeme, t.job_id, p FROM job_terms t, unnest(t.title_tsv) u, unnest(u.positions) p "
             "WHERE t.closed_at IS NULL ORDER BY 1, 2, 3"):
         out.setdefault(("t", lexeme), []).append((job_id, position))
+    for job_id, cities, skills, job_type, remote, origin in db.execute(
+            "SELECT job_id, cities, skills, job_type, remote, field_origins->>'remote' FROM job_terms "
+            "WHERE closed_at IS NULL ORDER BY job_id"):
+        keys = {city_key(c) for c in cities} | {skill_key(s) for s in skills}
+        keys |= {job_type_key(job_type)} if job_type else set()
+        keys |= {REMOTE_KEY} if remote == "remote" and origin != "inferred" else set()
+        for key in keys:
+            out.setdefault(("f", key), []).append((job_id, 0))
     db.commit()
     return out
 
@@ -113,6 +135,18 @@ def test_tier_0_is_built_again_once_the_void_postings_pass_their_share(db, monke
     assert db.execute("SELECT count(*) FROM term_lists_dead").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM term_lists WHERE tier = 1").fetchone()[0] == 0
     db.commit()
+
+
+def test_a_new_city_or_job_type_moves_the_posting_between_filter_lists(db, monkeypatch):
+    monkeypatch.setattr(term_lists, "COMPACT_SHARE", 0.5)
+    postings = make_postings(6)
+    _load(db, postings)
+    merge_term_lists(db)
+    _load(db, [replace(postings[0], cities=["Chengdu"], job_type="intern")])
+    assert merge_term_lists(db).mode == "incremental"
+    stored = _stored(db)
+    assert stored == _expected(db)
+    assert len(stored[("f", city_key("Chengdu"))]) == 1 and ("f", job_type_key("intern")) in stored
 
 
 def test_a_change_outside_the_lists_queues_nothing(db):
