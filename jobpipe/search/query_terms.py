@@ -178,15 +178,29 @@ def _matchers() -> tuple[tuple[str, re.Pattern[str] | None], ...]:
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=1)
+def _matcher_index() -> dict[str, tuple[int, ...]]:
+    """The positions in ``_matchers()`` of the terms starting with each pair of characters."""
+    index: dict[str, list[int]] = {}
+    for i, (term, _) in enumerate(_matchers()):
+        index.setdefault(term[:2], []).append(i)
+    return {pair: tuple(ids) for pair, ids in index.items()}
+
+
 def _dictionary_matches(text: str) -> list[str]:
     """Dictionary terms in ``text``, longest first, never two overlapping.
 
     Chinese terms match as substrings (jieba may split a term the list knows, e.g. 后端);
-    Latin terms match whole words.
+    Latin terms match whole words. Only the terms starting with a pair of characters the text
+    has are tried (every term has two or more), in the list's order: testing each of the
+    thousands of terms cost ~1.3 ms a query.
     """
+    matchers = _matchers()
+    index = _matcher_index()
+    tried = sorted({i for pair in {text[j:j + 2] for j in range(len(text) - 1)} for i in index.get(pair, ())})
     taken = [False] * len(text)
     found: list[str] = []
-    for term, pattern in _matchers():
+    for term, pattern in (matchers[i] for i in tried):
         if term not in text:
             continue
         spans = ([(m.start(), m.end()) for m in pattern.finditer(text)] if pattern is not None
