@@ -31,9 +31,10 @@ class FilterSQL:
     conditions: int = 0    # filter conditions besides open/closed (the keyword leg's plan choice)
     include_closed: bool = False   # closed postings match too (no "open" condition)
     #: The same filter over the keyword leg's posting lists (jobpipe.store.term_lists), which hold
-    #: open postings only: the filter-value lists a posting must be in, and the condition left
-    #: to check on its row (None: all of ``where``; "TRUE": nothing).
-    list_keys: tuple[str, ...] = ()
+    #: open postings only: the filter-value lists a posting must be in, each with the condition
+    #: it stands for (checked on the row instead when its list is too long to read), and the
+    #: condition left to check on the row (None: all of ``where``; "TRUE": nothing).
+    list_keys: tuple[tuple[str, str], ...] = ()
     residual: str | None = None
 
 
@@ -42,7 +43,7 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
     clauses: list[str] = []
     params: dict[str, Any] = {}
     resolved: dict[str, Any] = {}
-    keys: list[str] = []        # conditions a posting list answers: city_key(city) says cities @> [city]
+    keys: list[tuple[str, str]] = []   # (list key, its condition): city_key(city) says cities @> [city]
     unlisted: list[str] = []    # the rest, checked on the posting's row
 
     def add(clause: str, key: str | None = None) -> None:
@@ -50,7 +51,7 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
         if key is None:
             unlisted.append(clause)
         else:
-            keys.append(key)
+            keys.append((key, clause))
 
     if not filters.include_closed:
         clauses.append("j.closed_at IS NULL")   # the posting lists hold open postings only
@@ -110,7 +111,7 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
             (canonical if name else unknown).append(name or skill.strip())
         if canonical:
             clauses.append("j.skills @> %(f_skills)s::text[]")
-            keys.extend(skill_key(name) for name in canonical)
+            keys.extend((skill_key(name), "j.skills @> %(f_skills)s::text[]") for name in canonical)
             params["f_skills"] = canonical
         for i, skill in enumerate(unknown):
             # Not in the taxonomy: a case-insensitive match on the stored names.

@@ -276,15 +276,20 @@ def list_candidates(
     for branch, tree in zip(branches, trees):
         assert tree is not None
         _lexemes(tree, title_lexemes if branch.column == "title_tsv" else body_lexemes)
-    fetched = read_term_lists(conn, sorted(body_lexemes), sorted(title_lexemes), fsql.list_keys)
+    fetched = read_term_lists(conn, sorted(body_lexemes), sorted(title_lexemes), [k for k, _ in fsql.list_keys])
     if fetched is None:
         return None
     lists = _Lists(fetched)
     # The filter's equality conditions, answered by their own lists (as the statement ANDs a
-    # selective filter into its index lookups, before each lookup's cap).
+    # selective filter into its index lookups, before each lookup's cap); a list too long to
+    # read (a broad value at 1M postings: job_type=intern, 330,000 ids) is checked on rows.
     allowed = None
-    for key in fsql.list_keys:
-        ids = fetched.filters[key]
+    unread: list[str] = []
+    for key, clause in fsql.list_keys:
+        ids = fetched.filters.get(key)
+        if ids is None:
+            unread.append(clause)
+            continue
         allowed = ids if allowed is None else _intersection(allowed, ids)
     ids_parts, len_parts, body_w, title_w = [], [], [], []
     try:
@@ -318,6 +323,8 @@ def list_candidates(
     # The statement's order: score rounded to 1e-9 (sums in another order still tie), then job id.
     order = np.lexsort((postings, -np.round(score * 1e9)))
     residual = fsql.where if fsql.residual is None else fsql.residual
+    if unread:
+        residual = " AND ".join(dict.fromkeys([*unread, *([] if residual == "TRUE" else [residual])]))
     if not fsql.selective or residual == "TRUE":
         top = order[:limit]
         return [ListHit(int(postings[i]), float(score[i])) for i in top]

@@ -171,8 +171,12 @@ SELECT field::text, lexeme, tier, postings, NULL FROM term_lists WHERE field = '
 UNION ALL
 SELECT field::text, lexeme, tier, postings, NULL FROM term_lists WHERE field = 't' AND lexeme = ANY(%(t)s)
 UNION ALL
-SELECT field::text, lexeme, tier, postings, NULL FROM term_lists WHERE field = 'f' AND lexeme = ANY(%(f)s)
+SELECT field::text, lexeme, tier, CASE WHEN octet_length(postings) <= %(f_max)s THEN postings END, NULL
+FROM term_lists WHERE field = 'f' AND lexeme = ANY(%(f)s)
 """
+#: A filter value's list is read only up to this size (64k postings); a longer one costs more to
+#: read than checking its condition on the rows of the few thousand candidates a query has.
+FILTER_LIST_MAX_BYTES = 64_000 * FILTER.itemsize
 
 #: Void postings per database and state version: read again only after a merge.
 _void_cache: dict[str, tuple[int, _Void]] = {}
@@ -221,7 +225,8 @@ def _db_key(conn: psycopg.Connection) -> str:
 def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequence[str],
                     filters: Sequence[str] = ()) -> TermLists | None:
     """The lists of these lexemes and filter keys, or None when they may not be read (not built,
-    or changes queued). A filter key no open posting has comes back as an empty list.
+    or changes queued). A filter key no open posting has comes back as an empty list; one whose
+    list is longer than ``FILTER_LIST_MAX_BYTES`` does not come back.
 
     One statement, so the lists, the void postings and the queue's emptiness come from one
     snapshot: an empty queue means every list reflects ``job_terms`` as that snapshot sees it.
@@ -232,17 +237,17 @@ def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequen
     state: int | None = None
     void_bytes: bytes | None = None
     void_read = False
-    tiers: dict[tuple[str, str], list[tuple[int, bytes]]] = {}
+    tiers: dict[tuple[str, str], list[tuple[int, bytes | None]]] = {}
     with conn.cursor(binary=True) as cur:
         cur.execute(_READ, {"known": cached[0] if cached else None, "b": list(body), "t": list(title),
-                            "f": list(filters)}, prepare=True)
+                            "f": list(filters), "f_max": FILTER_LIST_MAX_BYTES}, prepare=True)
         for kind, lexeme, tier, postings, version in cur:
             if kind == "s":
                 state = int(version)
             elif kind == "d":
                 void_read, void_bytes = True, bytes(postings) if postings is not None else None
             else:
-                tiers.setdefault((kind, lexeme), []).append((tier, bytes(postings)))
+                tiers.setdefault((kind, lexeme), []).append((tier, bytes(postings) if postings is not None else None))
     if state is None:
         return None
     if void_read or cached is None:
@@ -254,14 +259,24 @@ def read_term_lists(conn: psycopg.Connection, body: Sequence[str], title: Sequen
     out = TermLists({}, {}, {key: np.empty(0, dtype=np.int64) for key in filters})
     for (kind, lexeme), parts in tiers.items():
         if kind == "f":
-            ids = np.concatenate([np.frombuffer(p, FILTER)["id"].astype(np.int64) for t, p in parts if t == 1]
-                                 + [_live(np.frombuffer(p, FILTER)["id"].astype(np.int64), void) for t, p in parts if t == 0])
-            ids.sort()
+            if any(postings is None for _, postings in parts):
+                del out.filters[lexeme]   # too long to read: the caller checks the condition on rows
+                continue
+            runs = []
+            for tier, postings in parts:
+                ids = np.frombuffer(postings or b"", FILTER)["id"].astype(np.int64)
+                if len(ids) > 1 and not bool(np.all(ids[1:] > ids[:-1])):
+                    ids.sort()   # see _in_order
+                runs.append(_live(ids, void) if tier == 0 else ids)
+            ids = runs[0] if len(runs) == 1 else np.concatenate(runs)
+            if len(runs) > 1:
+                ids.sort(kind="stable")   # two sorted runs, disjoint (tier 1 holds only void postings)
             out.filters[lexeme] = ids
             continue
         dtype, second, into = (BODY, "len", out.body) if kind == "b" else (TITLE, "pos", out.title)
         pieces = []
         for tier, postings in parts:
+            assert postings is not None   # only filter lists are ever left out
             records = _in_order(np.frombuffer(postings, dtype), second)
             if tier == 0:
                 records = records[~void.mask(records["id"].astype(np.int64))]

@@ -9,6 +9,7 @@ from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.keyword import keyword_candidates, prepare_concepts
 from jobpipe.search.lists import Unsupported, _docs, _Lists, parse_tsquery
 from jobpipe.search.query_terms import query_concepts
+from jobpipe.store import term_lists
 from jobpipe.store.term_lists import merge_term_lists, read_term_lists
 from jobpipe_tests.search.helpers import insert_job
 
@@ -64,8 +65,13 @@ def _pairs(hits):
     return [(h.job_id, round(h.score, 9)) for h in hits]
 
 
+@pytest.mark.parametrize("long_lists", [False, True], ids=["filter-lists-read", "filter-lists-too-long"])
 @pytest.mark.parametrize("filters", FILTERS, ids=lambda f: repr(f)[:50])
-def test_lists_and_gin_give_the_same_postings_and_scores(db, catalogue, filters):
+def test_lists_and_gin_give_the_same_postings_and_scores(db, catalogue, filters, long_lists, monkeypatch):
+    """Every filter type, each way it can be checked: by its value's list, or on rows when the
+    list is too long to read (here: any list of two postings or more)."""
+    if long_lists:
+        monkeypatch.setattr(term_lists, "FILTER_LIST_MAX_BYTES", term_lists.FILTER.itemsize)
     fsql = build_filter_sql(filters)
     compared = 0
     for query in QUERIES:
