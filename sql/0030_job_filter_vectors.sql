@@ -16,7 +16,8 @@
 --   * a vector written to job_embeddings (insert, or a re-embedding) is copied here, with the
 --     posting's filter columns read under FOR SHARE (a concurrent update of the posting is waited
 --     for and read; a later one waits for this commit and then finds the row to update);
---   * a change to a filtered column of jobs is copied to its rows here;
+--   * a change to a filtered column of jobs is copied to its rows here, by the same trigger that
+--     copies it into job_terms;
 --   * deleting a vector (a retired model's prune, a deleted posting) deletes its copy (FK).
 CREATE TABLE job_filter_vectors (
     job_id            bigint  NOT NULL,
@@ -82,9 +83,17 @@ CREATE TRIGGER job_embeddings_to_filter_vectors
 AFTER INSERT OR UPDATE OF embedding ON job_embeddings
 FOR EACH ROW EXECUTE FUNCTION jobpipe_job_filter_vectors_write();
 
-CREATE FUNCTION jobpipe_job_filter_vectors_filters() RETURNS trigger
+-- The trigger that copies a posting's filtered columns into job_terms (sql/0009, 0025) copies them
+-- here too: one list of columns, one trigger on jobs.
+CREATE OR REPLACE FUNCTION jobpipe_job_terms_filters() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    UPDATE job_terms
+    SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
+        remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
+        salary_annual_max = NEW.salary_annual_max, salary_annual_min = NEW.salary_annual_min,
+        location_raw = NEW.location_raw, field_origins = NEW.field_origins
+    WHERE job_id = NEW.job_id;
     UPDATE job_filter_vectors
     SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
         remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
@@ -94,15 +103,5 @@ BEGIN
     RETURN NULL;
 END
 $$;
-
-CREATE TRIGGER jobs_filters_to_vectors
-AFTER UPDATE ON jobs
-FOR EACH ROW WHEN (
-    (OLD.closed_at, OLD.cities, OLD.skills, OLD.job_type, OLD.remote, OLD.posted_at, OLD.salary_currency,
-     OLD.salary_annual_max, OLD.salary_annual_min, OLD.location_raw, OLD.field_origins)
-    IS DISTINCT FROM
-    (NEW.closed_at, NEW.cities, NEW.skills, NEW.job_type, NEW.remote, NEW.posted_at, NEW.salary_currency,
-     NEW.salary_annual_max, NEW.salary_annual_min, NEW.location_raw, NEW.field_origins))
-EXECUTE FUNCTION jobpipe_job_filter_vectors_filters();
 
 ANALYZE job_filter_vectors;

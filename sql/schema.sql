@@ -18,24 +18,6 @@ CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
 COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access methods';
 
 --
--- Name: jobpipe_job_filter_vectors_filters(); Type: FUNCTION; Schema: public; Owner: -
---
-
-CREATE FUNCTION public.jobpipe_job_filter_vectors_filters() RETURNS trigger
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-    UPDATE job_filter_vectors
-    SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
-        remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
-        salary_annual_max = NEW.salary_annual_max, salary_annual_min = NEW.salary_annual_min,
-        location_raw = NEW.location_raw, field_origins = NEW.field_origins
-    WHERE job_id = NEW.job_id;
-    RETURN NULL;
-END
-$$;
-
---
 -- Name: jobpipe_job_filter_vectors_write(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -70,6 +52,12 @@ CREATE FUNCTION public.jobpipe_job_terms_filters() RETURNS trigger
     AS $$
 BEGIN
     UPDATE job_terms
+    SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
+        remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
+        salary_annual_max = NEW.salary_annual_max, salary_annual_min = NEW.salary_annual_min,
+        location_raw = NEW.location_raw, field_origins = NEW.field_origins
+    WHERE job_id = NEW.job_id;
+    UPDATE job_filter_vectors
     SET closed_at = NEW.closed_at, cities = NEW.cities, skills = NEW.skills, job_type = NEW.job_type,
         remote = NEW.remote, posted_at = NEW.posted_at, salary_currency = NEW.salary_currency,
         salary_annual_max = NEW.salary_annual_max, salary_annual_min = NEW.salary_annual_min,
@@ -1314,12 +1302,6 @@ CREATE TRIGGER job_terms_lists_update AFTER UPDATE ON public.job_terms REFERENCI
 --
 
 CREATE TRIGGER jobs_filters_to_terms AFTER UPDATE ON public.jobs FOR EACH ROW WHEN ((((((((((((old.closed_at IS DISTINCT FROM new.closed_at) OR (old.cities IS DISTINCT FROM new.cities)) OR (old.skills IS DISTINCT FROM new.skills)) OR (old.job_type IS DISTINCT FROM new.job_type)) OR (old.remote IS DISTINCT FROM new.remote)) OR (old.posted_at IS DISTINCT FROM new.posted_at)) OR (old.salary_currency IS DISTINCT FROM new.salary_currency)) OR (old.salary_annual_max IS DISTINCT FROM new.salary_annual_max)) OR (old.salary_annual_min IS DISTINCT FROM new.salary_annual_min)) OR (old.location_raw IS DISTINCT FROM new.location_raw)) OR (old.field_origins IS DISTINCT FROM new.field_origins))) EXECUTE FUNCTION public.jobpipe_job_terms_filters();
-
---
--- Name: jobs jobs_filters_to_vectors; Type: TRIGGER; Schema: public; Owner: -
---
-
-CREATE TRIGGER jobs_filters_to_vectors AFTER UPDATE ON public.jobs FOR EACH ROW WHEN ((((((((((((old.closed_at IS DISTINCT FROM new.closed_at) OR (old.cities IS DISTINCT FROM new.cities)) OR (old.skills IS DISTINCT FROM new.skills)) OR (old.job_type IS DISTINCT FROM new.job_type)) OR (old.remote IS DISTINCT FROM new.remote)) OR (old.posted_at IS DISTINCT FROM new.posted_at)) OR (old.salary_currency IS DISTINCT FROM new.salary_currency)) OR (old.salary_annual_max IS DISTINCT FROM new.salary_annual_max)) OR (old.salary_annual_min IS DISTINCT FROM new.salary_annual_min)) OR (old.location_raw IS DISTINCT FROM new.location_raw)) OR (old.field_origins IS DISTINCT FROM new.field_origins))) EXECUTE FUNCTION public.jobpipe_job_filter_vectors_filters();
 
 --
 -- Name: candidate_embeddings candidate_embeddings_candidate_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
