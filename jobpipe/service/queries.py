@@ -9,6 +9,7 @@ import psycopg
 from jobpipe.db.rows import one
 from jobpipe.store.index import index_state as store_index_state
 from jobpipe.store.jobs import load_job_by_id
+from jobpipe.store.term_lists import lists_state
 
 
 def get_job(conn: psycopg.Connection, job_id: int) -> dict[str, Any] | None:
@@ -18,7 +19,8 @@ def get_job(conn: psycopg.Connection, job_id: int) -> dict[str, Any] | None:
 
 def health_index(conn: psycopg.Connection) -> dict[str, Any]:
     """The health page's view of the embedding models, their vector counts and HNSW indexes (read
-    from the store's one ``index_state``)."""
+    from the store's one ``index_state``), and of the keyword leg's posting lists (``current``:
+    false while changes wait for the night's merge and keyword search runs on the GIN indexes)."""
     indexes = {(ix.model, ix.dims): ix for ix in store_index_state(conn)}
     models = []
     for model, dims, state, activated_at in conn.execute(
@@ -34,7 +36,8 @@ def health_index(conn: psycopg.Connection) -> dict[str, Any]:
             "active_indexed": bool(active and active["hnsw_index"]),
             "models": models,
             "hnsw_indexes": [{"name": ix.name, "model": ix.model, "dims": ix.dims, "valid": ix.valid}
-                             for ix in indexes.values() if ix.exists]}
+                             for ix in indexes.values() if ix.exists],
+            "keyword_lists": lists_state(conn)}
 
 
 def source_freshness(conn: psycopg.Connection) -> list[dict[str, Any]]:

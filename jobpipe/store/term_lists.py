@@ -158,6 +158,18 @@ def merge_term_lists(conn: psycopg.Connection, *, full: bool = False) -> ListMer
     return ListMerge(mode, postings, lists, time.perf_counter() - started)
 
 
+def lists_state(conn: psycopg.Connection) -> dict[str, object]:
+    """What an operator asks of the lists: built and merged when, postings waiting for the next
+    merge (search answers from the GIN indexes meanwhile), postings void in tier 0."""
+    row = conn.execute(
+        "SELECT (SELECT built_at FROM term_lists_state), (SELECT merged_at FROM term_lists_state), "
+        "(SELECT count(*) FROM term_lists_queue), (SELECT count(*) FROM term_lists_dead)").fetchone()
+    assert row is not None
+    built_at, merged_at, queued, void = row
+    return {"current": built_at is not None and queued == 0, "built_at": built_at, "merged_at": merged_at,
+            "queued": int(queued), "void": int(void)}
+
+
 # --- reading ---------------------------------------------------------------------------------
 
 _READ = """

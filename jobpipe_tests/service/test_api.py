@@ -143,6 +143,8 @@ def test_health_reports_database_index_embedder_and_freshness(client: TestClient
     model = next(m for m in body["index"]["models"] if m["model"] == MODEL)
     assert model["vectors"] == 7 and model["hnsw_index"]
     assert body["embedder"] == {"ok": True, "model": MODEL, "dims": 64, "matches_active_model": True}
+    lists = body["index"]["keyword_lists"]   # built, nothing waiting: keyword search reads them
+    assert lists["current"] is True and lists["queued"] == 0 and lists["built_at"]
     sources = {s["source"]: s for s in body["sources"]}
     assert sources["demo"]["open_jobs"] == 2 and sources["demo"]["total_jobs"] == 3
     assert sources["demo"]["last_fetch_complete"] is True and sources["board"]["last_fetch_complete"] is False

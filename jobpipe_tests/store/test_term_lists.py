@@ -14,6 +14,7 @@ from jobpipe.store.term_lists import (
     TITLE,
     city_key,
     job_type_key,
+    lists_state,
     merge_term_lists,
     read_term_lists,
     skill_key,
@@ -104,6 +105,7 @@ def test_edits_closings_reopenings_and_deletions_are_merged_exactly(db, monkeypa
     queued = _queued(db)
     assert len(queued) == 7                                   # 2 edits + 5 closings
     assert read_term_lists(db, ["rust"], []) is None          # changes queued: the lists are not read
+    assert lists_state(db)["current"] is False and lists_state(db)["queued"] == 7
     db.commit()
     merged = merge_term_lists(db)
     assert merged.mode == "incremental" and merged.postings == 7
