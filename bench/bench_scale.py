@@ -49,6 +49,7 @@ from jobpipe.db import connect  # noqa: E402
 from jobpipe.embedding.base import l2_normalize  # noqa: E402
 from jobpipe.search import SearchFilters  # noqa: E402
 from jobpipe.search import keyword as keyword_module  # noqa: E402
+from jobpipe.search import vector as vector_module  # noqa: E402
 from jobpipe.store import index_recall, sync_job_embeddings, sync_job_terms, upsert_jobs  # noqa: E402
 from jobpipe.store.index import _create_sql, index_name, model_predicate  # noqa: E402
 from jobpipe.store.term_lists import merge_term_lists  # noqa: E402
@@ -226,14 +227,20 @@ def search_phase(conn: psycopg.Connection, url: str, model: str, dims: int, n_qu
         ("hybrid, city=Beijing (~8%)", "hybrid", SearchFilters(city="Beijing")),
         ("hybrid, job_type=intern (~33%)", "hybrid", SearchFilters(job_type="intern")),
         ("hybrid, Berlin+intern+remote (~0.7%)", "hybrid", SearchFilters(city="Berlin", job_type="intern", remote=True)),
+        ("hybrid, Berlin+intern+remote, column indexes", "hybrid-columns",
+         SearchFilters(city="Berlin", job_type="intern", remote=True)),
     ]
+    keyed = vector_module.KEYED_MIN_VALUES
     print(f"\nsearch ({len(texts)} queries, server time without query embedding, warm, load average "
           f"{os.getloadavg()[0]:.1f}):", flush=True)
     for label, mode, filters in scenarios:
         # "-gin": the keyword leg as the GIN statement, as before the posting lists
         keyword_module.USE_LISTS = not mode.endswith("-gin")
+        # "-columns": the exact vector scan through each column's own index, as before sql/0031
+        vector_module.KEYED_MIN_VALUES = 1_000 if mode.endswith("-columns") else keyed
         times, stages, plans = latency_run(url, texts, precomputed, mode.split("-")[0], filters, prepared=False)
         keyword_module.USE_LISTS = True
+        vector_module.KEYED_MIN_VALUES = keyed
         medians = ", ".join(f"{k} {v:.1f}" for k, v in stages.items() if k not in ("total", "embed"))
         print(f"  {label:<40} p50 {pct(times, 50):6.1f} ms  p99 {pct(times, 99):6.1f} ms  "
               f"(stage medians ms: {medians}; vector plans {plans})", flush=True)

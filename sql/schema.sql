@@ -18,6 +18,21 @@ CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
 COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access methods';
 
 --
+-- Name: jobpipe_filter_keys(text[], text[], text, text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_filter_keys(cities text[], skills text[], job_type text, remote text, field_origins jsonb) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ARRAY(SELECT DISTINCT key FROM (
+        SELECT 'city:' || c FROM unnest(cities) c
+        UNION ALL SELECT 'skill:' || s FROM unnest(skills) s
+        UNION ALL SELECT 'job_type:' || job_type WHERE job_type IS NOT NULL
+        UNION ALL SELECT 'remote:stated' WHERE remote = 'remote' AND field_origins->>'remote' IS DISTINCT FROM 'inferred'
+    ) v(key) ORDER BY key)
+$$;
+
+--
 -- Name: jobpipe_job_filter_vectors_write(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1110,6 +1125,12 @@ CREATE INDEX fetch_runs_source_date ON public.fetch_runs USING btree (source, pa
 --
 
 CREATE INDEX job_filter_vectors_cities ON public.job_filter_vectors USING gin (cities) WITH (fastupdate=off);
+
+--
+-- Name: job_filter_vectors_keys; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_keys ON public.job_filter_vectors USING gin (public.jobpipe_filter_keys(cities, skills, job_type, remote, field_origins)) WITH (fastupdate=off) WHERE (closed_at IS NULL);
 
 --
 -- Name: job_filter_vectors_open_job_type; Type: INDEX; Schema: public; Owner: -

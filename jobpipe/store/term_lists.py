@@ -54,6 +54,10 @@ def skill_key(skill: str) -> str:
 
 #: ``j.remote = 'remote' AND j.field_origins->>'remote' IS DISTINCT FROM 'inferred'``.
 REMOTE_KEY = "remote:stated"
+#: A posting's filter keys, all of the above that hold for it (sql/0031 declares the function).
+#: ``alias``: the table alias with its dot ("j."), or "".
+FILTER_KEYS = ("jobpipe_filter_keys({alias}cities, {alias}skills, {alias}job_type, {alias}remote, "
+               "{alias}field_origins)")
 
 #: Tier 0 is built again (and tier 1 emptied) once the postings changed since its build pass
 #: this share of the open postings. Below it a merge rebuilds tier 1 only, at a cost in
@@ -90,19 +94,14 @@ def _build(tier: int) -> list[str]:
                       WHERE closed_at IS NULL {void} ORDER BY job_id) t,
                      unnest(t.title_tsv) u, unnest(coalesce(nullif(u.positions, '{{}}'), '{{0}}')) p) s
             GROUP BY lexeme""",
-        # The filter values: the keys of city_key, job_type_key, skill_key and REMOTE_KEY.
+        # The filter values: the keys of city_key, job_type_key, skill_key and REMOTE_KEY, as
+        # jobpipe_filter_keys (sql/0031) declares them for the exact vector scan's index too.
         f"""INSERT INTO term_lists (field, lexeme, tier, postings)
             SELECT 'f', key, {tier}, string_agg(int8send(job_id), ''::bytea) FROM (
                 SELECT t.job_id, k.key
-                FROM (SELECT job_id, cities, skills, job_type, remote, field_origins FROM job_terms
+                FROM (SELECT job_id, {FILTER_KEYS.format(alias='')} AS keys FROM job_terms
                       WHERE closed_at IS NULL {void} ORDER BY job_id) t,
-                     LATERAL (SELECT DISTINCT key FROM (
-                         SELECT 'city:' || c FROM unnest(t.cities) c
-                         UNION ALL SELECT 'skill:' || s FROM unnest(t.skills) s
-                         UNION ALL SELECT 'job_type:' || t.job_type WHERE t.job_type IS NOT NULL
-                         UNION ALL SELECT '{REMOTE_KEY}'
-                                   WHERE t.remote = 'remote' AND t.field_origins->>'remote' IS DISTINCT FROM 'inferred'
-                     ) v(key)) k) s
+                     unnest(t.keys) k(key)) s
             GROUP BY key""",
     ]
 

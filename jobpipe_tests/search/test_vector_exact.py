@@ -171,3 +171,68 @@ def test_the_exact_scan_reads_one_table_without_parallel_workers(db, near_ties, 
     assert settings["max_parallel_workers_per_gather"] == "0" and settings["jit"] == "off"
     assert "Gather" not in plan
     assert "job_filter_vectors" in plan and " jobs " not in plan
+
+
+@pytest.fixture()
+def mixed_filters(db):
+    """240 postings over every combination of a few cities, job types, remote values (some
+    inferred), skills and salaries, 6 of them closed."""
+    rng = np.random.default_rng(23)
+    vectors = {}
+    for i in range(240):
+        pick = rng.integers(0, 210, 6)     # independent draws: every combination occurs
+        job_id = insert_job(
+            db, f"m{i}", f"工程师 {i}", cities=[["Beijing"], ["Shanghai"], ["Beijing", "Shanghai"], []][pick[0] % 4],
+            job_type=["intern", "full_time", None][pick[1] % 3], remote=["remote", None, "hybrid"][pick[2] % 3],
+            skills=[["Python"], ["Go"], ["Python", "Go"], []][pick[3] % 4],
+            salary={"annual_max": 40_000 + 20_000 * int(pick[4] % 4), "currency": "USD"} if pick[5] % 3 else None,
+            closed=i % 40 == 0)
+        vectors[job_id] = rng.normal(0, 1, DIMS).astype(np.float32)
+    db.commit()
+    activate_model(db)
+    embed_jobs(db, ConceptEmbedder(), vectors)
+    # A remote value the normalizer inferred (a benefits line) is not "stated fully remote".
+    db.execute("UPDATE jobs SET field_origins = '{\"remote\": \"inferred\"}' WHERE remote = 'remote' AND job_id % 3 = 0")
+    db.execute("ANALYZE job_filter_vectors")
+    db.commit()
+    return active_model(db), rng.normal(0, 1, DIMS).astype(np.float32)
+
+
+MIXED = [
+    SearchFilters(city="北京", job_type="intern"),
+    SearchFilters(city="Shanghai", remote=True),
+    SearchFilters(job_type="full_time", remote=True, skills=["python"]),
+    SearchFilters(city="Beijing", skills=["Python", "Go"]),
+    SearchFilters(city="Beijing", job_type="intern", salary_min=80_000),
+    SearchFilters(city="Shanghai", job_type="full_time", remote=False),
+    SearchFilters(city="Beijing", job_type="intern", include_closed=True),
+    SearchFilters(city="Shanghai", skills=["Go"], remote=False),
+]
+
+
+@pytest.mark.parametrize("filters", MIXED, ids=[f"mixed{i}" for i in range(len(MIXED))])
+def test_several_equality_values_find_the_same_rows_through_their_keys(db, mixed_filters, filters):
+    model, query = mixed_filters
+    fsql = build_filter_sql(filters)
+    want = _float_scan(db, model, fsql, query, 1000)
+    assert want, "the fixture has rows for every filter"
+    got = vector_candidates(db, model, query, fsql, 1000, VectorPlan("exact", len(want)))
+    assert [(h.job_id, h.distance) for h in got] == want
+
+
+def _exact_plan(db, fsql):
+    where, params = vector_module.exact_filter(fsql)
+    model = active_model(db)
+    query = sql.SQL("EXPLAIN ") + vector_module.exact_sql(model, fsql, 10, where)
+    qv = np.ones(DIMS, dtype=np.float32)
+    return "\n".join(r[0] for r in db.execute(query, {**fsql.params, **params, "qv": qv, "qh": half_query(qv)}))
+
+
+def test_two_equality_values_are_one_scan_of_the_keys_index_and_one_value_its_own(db, mixed_filters):
+    db.execute("SET enable_seqscan = off")     # a 240-row table would otherwise be read whole
+    two = _exact_plan(db, build_filter_sql(SearchFilters(city="Beijing", job_type="intern", salary_min=1)))
+    assert "job_filter_vectors_keys" in two and "BitmapAnd" not in two
+    one = _exact_plan(db, build_filter_sql(SearchFilters(city="Beijing", salary_min=1)))
+    assert "job_filter_vectors_keys" not in one and "job_filter_vectors_cities" in one
+    closed = _exact_plan(db, build_filter_sql(SearchFilters(city="Beijing", job_type="intern", include_closed=True)))
+    assert "job_filter_vectors_keys" not in closed
