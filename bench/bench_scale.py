@@ -12,7 +12,7 @@ Runs in a throw-away database on the configured server (created here, dropped at
 postings (bench_store's synthetic generator) and the vectors are synthetic: clustered 512-dim
 unit vectors, deterministic per embedding text, so a changed posting gets a new vector and an
 unchanged one the same. Prints, per step: wall time and rate; table, index and database sizes;
-HNSW build time, peak memory and size with ``vector``, ``halfvec`` and binary-quantized
+HNSW build time, peak memory and size of the store's ``halfvec`` index, then of ``vector`` and binary-quantized
 storage, each with its recall@10 against exact search; search p50/p99 with and without filters.
 Asserts nothing.
 """
@@ -165,13 +165,14 @@ def size(conn: psycopg.Connection, relation: str) -> float:
 # ---------------------------------------------------------------- quantized variants
 def quantized_recall(conn: psycopg.Connection, model: str, dims: int, queries: list[np.ndarray], kind: str,
                      k: int = 10, rerank: int = 100) -> tuple[float, float, float]:
-    """(recall@k vs exact, p50 ms, p99 ms) of the halfvec or binary index for ``queries``."""
+    """(recall@k vs exact, p50 ms, p99 ms) of the float (``vector``, the store's index before
+    sql/0032) or binary index on ``job_embeddings`` for ``queries``."""
     pred = model_predicate(model)
     exact = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY (embedding::vector({d})) <=> %s::vector({d}) "
                     "LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
-    if kind == "halfvec":
-        ann = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY (embedding::halfvec({d})) <=> "
-                      "%s::halfvec({d}) LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
+    if kind == "vector":
+        ann = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY (embedding::vector({d})) <=> "
+                      "%s::vector({d}) LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
     else:  # binary quantization: Hamming distance on the index, then exact re-ranking of the candidates
         ann = sql.SQL(
             "SELECT job_id FROM (SELECT job_id, embedding FROM job_embeddings WHERE {p} "
@@ -186,7 +187,7 @@ def quantized_recall(conn: psycopg.Connection, model: str, dims: int, queries: l
         truth = {r[0] for r in conn.execute(exact, (q,))}
         conn.execute("SET enable_indexscan = on")
         start = time.perf_counter()
-        got = [r[0] for r in conn.execute(ann, (q,) if kind == "halfvec" else (q, q))]
+        got = [r[0] for r in conn.execute(ann, (q,) if kind == "vector" else (q, q))]
         times.append((time.perf_counter() - start) * 1000)
         hits.append(len(truth & set(got)) / k)
     conn.execute("RESET enable_seqscan")
@@ -257,8 +258,8 @@ def recall_by_ef(conn: psycopg.Connection, model: str, dims: int, queries: list[
     pred = model_predicate(model)
     exact = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY cosine_distance(embedding::vector({d}), "
                     "%s::vector({d})) LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
-    ann = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY (embedding::vector({d})) <=> %s::vector({d}) "
-                  "LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
+    ann = sql.SQL("SELECT job_id FROM job_filter_vectors WHERE {p} ORDER BY (embedding::halfvec({d})) <=> "
+                  "l2_normalize(%s::vector({d}))::halfvec({d}) LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
     truths = [{r[0] for r in conn.execute(exact, (q,))} for q in queries]
     print(f"\nrecall@{k} vs exact by ef_search ({len(queries)} search queries, unfiltered):", flush=True)
     for ef in efs:
@@ -284,7 +285,7 @@ def reuse(url: str, dims: int, n_queries: int, build_memory: str, recall: bool =
         exists = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (name,)).fetchone()[0]
         if not exists:
             seconds, peak, _ = build_index(conn, _create_sql(name, model, dims, 16, 64), build_memory)
-            print(f"HNSW vector({dims}) rebuilt: {seconds:.0f} s, peak {peak:.2f} GB", flush=True)
+            print(f"HNSW halfvec({dims}) (the store's index) rebuilt: {seconds:.0f} s, peak {peak:.2f} GB", flush=True)
         total = conn.execute("SELECT count(*) FROM jobs").fetchone()[0]
         lists = merge_term_lists(conn)   # a database kept before the lists existed gets them
         if lists.mode != "current":
@@ -304,7 +305,7 @@ def main() -> int:
     parser.add_argument("--build-memory", default="4GB", help="maintenance_work_mem for the HNSW builds")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--recall-sample", type=int, default=100)
-    parser.add_argument("--skip-quantized", action="store_true", help="skip the halfvec and binary index variants")
+    parser.add_argument("--skip-quantized", action="store_true", help="skip the float (vector) and binary index variants on job_embeddings")
     parser.add_argument("--keep", action="store_true", help="keep the database (its URL is printed)")
     parser.add_argument("--reuse", metavar="URL", help="only the search phase, on a database a --keep run left")
     parser.add_argument("--reruns", type=int, default=1,
@@ -392,7 +393,7 @@ def main() -> int:
             name = index_name(model, dims)
             seconds, peak, notices = build_index(conn, _create_sql(name, model, dims, 16, 64), args.build_memory)
             fits = not any("no longer fits" in m for m in notices)
-            print(f"\nHNSW vector({dims}) m=16 ef_construction=64: {seconds:.0f} s, peak memory of the building "
+            print(f"\nHNSW halfvec({dims}) on job_filter_vectors (the store's index) m=16 ef_construction=64: {seconds:.0f} s, peak memory of the building "
                   f"processes {peak:.2f} GB (maintenance_work_mem {args.build_memory}; graph "
                   f"{'fit in memory' if fits else 'did NOT fit: ' + '; '.join(notices)}), index "
                   f"{size(conn, name):.2f} GB", flush=True)
@@ -406,9 +407,9 @@ def main() -> int:
             if not args.skip_quantized:
                 queries = [vectors[t] for t in texts[: args.recall_sample]]
                 for kind, statement in (
-                    ("halfvec", sql.SQL("CREATE INDEX bench_hnsw_halfvec ON job_embeddings USING hnsw "
-                                        "((embedding::halfvec({d})) halfvec_cosine_ops) WITH (m = 16, ef_construction = 64) "
-                                        "WHERE {p}").format(d=sql.Literal(dims), p=model_predicate(model))),
+                    ("vector", sql.SQL("CREATE INDEX bench_hnsw_vector ON job_embeddings USING hnsw "
+                                       "((embedding::vector({d})) vector_cosine_ops) WITH (m = 16, ef_construction = 64) "
+                                       "WHERE {p}").format(d=sql.Literal(dims), p=model_predicate(model))),
                     ("binary", sql.SQL("CREATE INDEX bench_hnsw_binary ON job_embeddings USING hnsw "
                                        "((binary_quantize(embedding::vector({d}))::bit({d})) bit_hamming_ops) "
                                        "WITH (m = 16, ef_construction = 64) WHERE {p}").format(
@@ -419,7 +420,7 @@ def main() -> int:
                     index = f"bench_hnsw_{kind}"
                     recall, p50, p99 = quantized_recall(conn, model, dims, queries, kind)
                     fits = not any("no longer fits" in m for m in notices)
-                    print(f"\nHNSW {kind} ({'halfvec(' + str(dims) + ') cosine' if kind == 'halfvec' else f'bit({dims}) hamming, top 100 re-ranked exactly'}): "
+                    print(f"\nHNSW {kind} on job_embeddings ({'vector(' + str(dims) + ') cosine, the store before sql/0032' if kind == 'vector' else f'bit({dims}) hamming, top 100 re-ranked exactly'}): "
                           f"{seconds:.0f} s, peak {peak:.2f} GB (graph {'fit' if fits else 'did NOT fit'}), index "
                           f"{size(conn, index):.2f} GB; recall@10 vs exact {recall:.3f}; ANN query p50 {p50:.1f} ms "
                           f"p99 {p99:.1f} ms", flush=True)

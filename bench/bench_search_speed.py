@@ -45,6 +45,7 @@ from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.keyword import keyword_sql, prepare_concepts
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.vector import QueryVectorCache, embed_query
+from jobpipe.store.index import _create_sql, index_name
 from jobpipe.store.pending import merge_gin_pending
 from jobpipe.store.term_lists import merge_term_lists
 from jobpipe.store.terms import FILTER_COLUMNS
@@ -162,10 +163,7 @@ def build(url: str, rows: int, *, merge_pending: bool = True) -> None:
         print(f"  vectors copied in {time.perf_counter() - start:.1f} s", flush=True)
         start = time.perf_counter()
         conn.execute("SET maintenance_work_mem = '1GB'")
-        conn.execute(
-            f"CREATE INDEX job_embeddings_hnsw_synthetic ON job_embeddings USING hnsw ((embedding::vector({DIMS}))"
-            f" vector_cosine_ops) WITH (m = 16, ef_construction = 64) WHERE model = '{MODEL}'"
-        )
+        conn.execute(_create_sql(index_name(MODEL, DIMS), MODEL, DIMS, 16, 64, concurrently=False))
         conn.commit()
         print(f"  HNSW built in {time.perf_counter() - start:.1f} s", flush=True)
         conn.execute("ANALYZE jobs")

@@ -33,6 +33,7 @@ from jobpipe.db import connect, migrate, with_database  # noqa: E402
 from jobpipe.db.connection import database_url  # noqa: E402
 from jobpipe.db.roles import drop_service_login  # noqa: E402
 from jobpipe.store import sync_job_terms  # noqa: E402
+from jobpipe.store.index import _create_sql, index_name  # noqa: E402
 
 DIMS = 128
 EN_ROLES = ["Backend Engineer", "Frontend Engineer", "Data Scientist", "Machine Learning Engineer", "Product Manager",
@@ -99,8 +100,7 @@ def _build(url: str, n: int) -> None:
             for job_id, vec in zip(ids, vectors, strict=True):
                 copy.write_row((job_id, embedder.model, DIMS, "h", vec))
         conn.commit()
-        conn.execute(f"CREATE INDEX ON job_embeddings USING hnsw ((embedding::vector({DIMS})) vector_cosine_ops) "
-                     f"WHERE model = '{embedder.model}'")
+        conn.execute(_create_sql(index_name(embedder.model, DIMS), embedder.model, DIMS, 16, 64, concurrently=False))
         conn.execute("ANALYZE")
         conn.commit()
 

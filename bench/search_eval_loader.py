@@ -213,11 +213,10 @@ def _insert_vectors(conn, embedder, job_ids, hashes, vectors) -> None:
 
 def build_vector_index(conn: psycopg.Connection, model: str, dims: int) -> None:
     """The store's per-model partial HNSW index, in the exact form search expects."""
-    name = "job_embeddings_hnsw_" + re.sub(r"[^a-z0-9]+", "_", model.lower())[:40]
-    conn.execute(
-        f"CREATE INDEX IF NOT EXISTS {name} ON job_embeddings USING hnsw ((embedding::vector({int(dims)})) "
-        f"vector_cosine_ops) WHERE model = {psycopg.sql.Literal(model).as_string(conn)}"
-    )
+    from jobpipe.store.index import _create_sql, index_name
+
+    if conn.execute("SELECT to_regclass(%s) IS NULL", (index_name(model, dims),)).fetchone()[0]:
+        conn.execute(_create_sql(index_name(model, dims), model, dims, 16, 64, concurrently=False))
     conn.execute("ANALYZE jobs")
     conn.execute("ANALYZE job_terms")
     conn.execute("ANALYZE job_embeddings")

@@ -8,7 +8,7 @@ scanned exactly (every match, true order, a few ms); a large one goes through HN
 filter, and falls back to the exact scan if it still returns too few.
 
 The HNSW SQL matches the store's per-model partial index exactly:
-``USING hnsw ((embedding::vector(DIMS)) vector_cosine_ops) WHERE model = '<model>'``.
+``ON job_filter_vectors USING hnsw ((embedding::halfvec(DIMS)) halfvec_cosine_ops) WHERE model = '<model>'``.
 The model name is inlined as a literal (never a bound parameter) so that even a generic
 prepared plan can prove the partial index's predicate.
 
@@ -32,6 +32,7 @@ from psycopg import sql
 
 from jobpipe.db.rows import one
 from jobpipe.search.filters import FilterSQL
+from jobpipe.store.index import vector_expr
 from jobpipe.store.models import ModelInfo
 from jobpipe.store.term_lists import FILTER_KEYS
 
@@ -172,7 +173,7 @@ def vector_candidates(
         scan_tuples = int(min(MAX_SCAN_TUPLES, max(MIN_SCAN_TUPLES, 4 * limit * total / plan.filter_rows)))
     # The HNSW statement sets its scan settings itself (one round trip); it needs neither of
     # STATEMENT_SETTINGS: its plan is a LIMIT over an index scan, costed far below JIT and never parallel.
-    rows = conn.execute(query, params | hnsw_params(ef_search, scan_tuples)).fetchall()
+    rows = conn.execute(query, params | {"qh": half_query(params["qv"])} | hnsw_params(ef_search, scan_tuples)).fetchall()
     hits = [VectorHit(int(r[0]), float(r[1])) for r in rows]
     if plan.method == "hnsw_iterative" and len(hits) < limit:
         # Fewer matches than asked: the filter is rarer than estimated, or the scan hit its
@@ -309,23 +310,31 @@ def hnsw_params(ef_search: int, scan_tuples: int) -> dict[str, str]:
 
 
 def hnsw_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
-    """Approximate nearest neighbours through the model's partial HNSW index.
+    """Approximate nearest neighbours through the model's partial HNSW index, with float distances.
+
+    The index (``jobpipe.store.index``) orders ``job_filter_vectors`` rows by half-precision
+    distance and checks each candidate's filter in that same row: it carries copies of every
+    filtered column, written with the vector itself, so no posting is ever missing from it (the
+    ``job_terms`` copies exist only once the keyword-terms step ran). The rows found then get
+    their float distance from ``job_embeddings`` (``limit`` primary-key probes), the distance the
+    exact scan returns, so a job's distance, and the match score built on it, never depends on
+    which plan found it. The caller re-sorts by it.
 
     ``fsql.where`` is built by filters.py from fixed fragments; its values are parameters, and
     the statement sets the scan's own settings (``_HNSW_SETTINGS``: the parameters
-    ``hnsw_iterative``, ``hnsw_ef_search``, ``hnsw_max_scan_tuples``).
-    Each candidate the graph walk yields is checked against the filter on its ``jobs`` row:
-    not on its narrower ``job_terms`` copy, which exists only once the keyword-terms step has
-    run for it (a posting embedded before its terms, or a store without them, would be missed).
+    ``hnsw_iterative``, ``hnsw_ef_search``, ``hnsw_max_scan_tuples``). ``%(qh)s`` is the query
+    at half precision (:func:`half_query`: unit length, so no component can overflow it),
+    ``%(qv)s`` as given.
     """
-    cast = sql.SQL("vector({})").format(sql.Literal(int(model.dims)))
+    dims = sql.Literal(int(model.dims))
     return sql.SQL(
-        "SELECT e.job_id, (e.embedding::{cast} <=> %(qv)s::{cast}) AS dist "
-        "FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
-        "WHERE {settings} AND e.model = {model} AND {where} "
-        "ORDER BY e.embedding::{cast} <=> %(qv)s::{cast} LIMIT {limit}"
-    ).format(cast=cast, settings=sql.SQL(_HNSW_SETTINGS), model=sql.Literal(model.model), where=sql.SQL(fsql.where),
-             limit=sql.Literal(int(limit)))
+        "SELECT h.job_id, cosine_distance(e.embedding::vector({dims}), %(qv)s::vector({dims})) AS dist "
+        "FROM (SELECT j.job_id FROM job_filter_vectors j "
+        "WHERE {settings} AND j.model = {model} AND {where} "
+        "ORDER BY {expr} <=> %(qh)s::halfvec({dims}) LIMIT {limit}) h "
+        "JOIN job_embeddings e ON e.job_id = h.job_id AND e.model = {model}"
+    ).format(dims=dims, settings=sql.SQL(_HNSW_SETTINGS), model=sql.Literal(model.model), where=sql.SQL(fsql.where),
+             expr=vector_expr(int(model.dims), table="j"), limit=sql.Literal(int(limit)))
 
 
 def _embedded_rows(conn: psycopg.Connection) -> float:

@@ -1,16 +1,25 @@
-"""Per-model partial HNSW indexes on ``job_embeddings``, and a recall check against exact search.
+"""Per-model partial HNSW indexes on ``job_filter_vectors``, and a recall check against exact search.
 
-``job_embeddings.embedding`` is an untyped ``vector`` so models of different dimensions can
-coexist during a switch. An HNSW index needs fixed dimensions, so each model gets its own
-*partial expression* index::
+The graph indexes each vector at half precision, on the narrow table that also holds its
+posting's filter columns (sql/0030)::
 
-    CREATE INDEX CONCURRENTLY job_embeddings_hnsw_<model> ON job_embeddings
-        USING hnsw ((embedding::vector(<dims>)) vector_cosine_ops) WITH (m = 16, ef_construction = 64)
+    CREATE INDEX CONCURRENTLY filter_vectors_hnsw_<model> ON job_filter_vectors
+        USING hnsw ((embedding::halfvec(<dims>)) halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)
         WHERE model = '<model>'
 
-The planner uses it only for queries that repeat the same expression and state the same
-predicate with the model as a *literal* (a bound parameter under a generic plan cannot
-prove the predicate). :func:`vector_expr` and :func:`model_predicate` build both parts.
+Why there and not on the float vectors of ``job_embeddings``: half the index (1.27 against 2.54
+GB at 1M postings at 512 dims), so more of it stays in memory, and a filtered (iterative) scan
+checks each candidate's filter in the row it already visits instead of joining ``jobs``.
+Measured at 100k (2026-12-06, 200 queries near stored vectors): recall@100 against the float
+exact scan 0.894 against the float index's 0.854; city=Beijing iterative p50 9.5 -> 7.4 ms;
+at 1M, 87 -> 34 ms. Search re-reads the float distance of each row it returns
+(``jobpipe.search.vector.hnsw_sql``), so distances are the same whichever plan found a row.
+
+The columns are untyped (``vector``/``halfvec``) so models of different dimensions can coexist
+during a switch; an HNSW index needs fixed dimensions, so each model gets its own *partial
+expression* index. The planner uses it only for queries that repeat the same expression and
+state the same predicate with the model as a *literal* (a bound parameter under a generic plan
+cannot prove the predicate). :func:`vector_expr` and :func:`model_predicate` build both parts.
 """
 
 from __future__ import annotations
@@ -51,9 +60,9 @@ class IndexState:
 
 
 def vector_expr(dims: int, column: str = "embedding", table: str | None = None) -> sql.Composed:
-    """The indexed expression, e.g. ``(e.embedding::vector(512))``: search must ORDER BY exactly this."""
+    """The indexed expression, e.g. ``(j.embedding::halfvec(512))``: search must ORDER BY exactly this."""
     ref = sql.Identifier(table, column) if table else sql.Identifier(column)
-    return sql.SQL("({}::vector({}))").format(ref, sql.Literal(int(dims)))
+    return sql.SQL("({}::halfvec({}))").format(ref, sql.Literal(int(dims)))
 
 
 def model_predicate(model: str, table: str | None = None) -> sql.Composed:
@@ -63,7 +72,14 @@ def model_predicate(model: str, table: str | None = None) -> sql.Composed:
 
 
 def index_name(model: str, dims: int) -> str:
-    """A stable, valid identifier (<= 63 bytes) per (model, dims)."""
+    """A stable, valid identifier (<= 63 bytes) per (model, dims); sql/0032 computes it the same way."""
+    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")
+    digest = hashlib.md5(f"{model}/{dims}".encode()).hexdigest()[:8]
+    return f"filter_vectors_hnsw_{slug[:28]}_{dims}_{digest}"
+
+
+def legacy_index_name(model: str, dims: int) -> str:
+    """The name of the model's float index on ``job_embeddings`` before sql/0032 replaced it."""
     slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")
     digest = hashlib.sha1(f"{model}/{dims}".encode()).hexdigest()[:8]
     return f"job_embeddings_hnsw_{slug[:28]}_{dims}_{digest}"
@@ -93,12 +109,14 @@ def _state(conn: psycopg.Connection, model: str, dims: int, built_now: bool = Fa
     return IndexState(name, exists, valid, _rows(conn, model), built_now, model, dims, m, ef)
 
 
-def _create_sql(name: str, model: str, dims: int, m: int, ef_construction: int) -> sql.Composed:
+def _create_sql(name: str, model: str, dims: int, m: int, ef_construction: int, *,
+                concurrently: bool = True) -> sql.Composed:
+    """The model's index; ``concurrently=False`` for a build inside a transaction (benches, tests)."""
     return sql.SQL(
-        "CREATE INDEX CONCURRENTLY {name} ON job_embeddings USING hnsw ({expr} vector_cosine_ops) "
+        "CREATE INDEX {how} {name} ON job_filter_vectors USING hnsw ({expr} halfvec_cosine_ops) "
         "WITH (m = {m}, ef_construction = {ef}) WHERE {pred}"
-    ).format(name=sql.Identifier(name), expr=vector_expr(dims), m=sql.Literal(int(m)),
-             ef=sql.Literal(int(ef_construction)), pred=model_predicate(model))
+    ).format(how=sql.SQL("CONCURRENTLY" if concurrently else ""), name=sql.Identifier(name), expr=vector_expr(dims),
+             m=sql.Literal(int(m)), ef=sql.Literal(int(ef_construction)), pred=model_predicate(model))
 
 
 def ensure_vector_index(conn: psycopg.Connection, model: str, dims: int, *, m: int = 16,
@@ -116,6 +134,7 @@ def ensure_vector_index(conn: psycopg.Connection, model: str, dims: int, *, m: i
     if not conn.autocommit:
         conn.commit()
     if before.exists and before.valid and before.m == m and before.ef_construction == ef_construction:
+        _drop_legacy(conn, model, dims)
         return before
     name = before.name
     was_autocommit = conn.autocommit
@@ -136,10 +155,29 @@ def ensure_vector_index(conn: psycopg.Connection, model: str, dims: int, *, m: i
         conn.execute("RESET maintenance_work_mem")
     finally:
         conn.autocommit = was_autocommit
+    _drop_legacy(conn, model, dims)
     after = _state(conn, model, dims, built_now=True)
     if not conn.autocommit:
         conn.commit()
     return after
+
+
+def _drop_legacy(conn: psycopg.Connection, model: str, dims: int) -> None:
+    """Drop the model's float index of before sql/0032 once its replacement serves (a store
+    upgraded while that migration could not build the replacement keeps it until then)."""
+    name = legacy_index_name(model, dims)
+    if not _lookup(conn, name)[0]:
+        if not conn.autocommit:
+            conn.commit()
+        return
+    was_autocommit = conn.autocommit
+    if not was_autocommit:
+        conn.commit()
+    conn.autocommit = True
+    try:
+        conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(name)))
+    finally:
+        conn.autocommit = was_autocommit
 
 
 def index_state(conn: psycopg.Connection) -> list[IndexState]:
@@ -154,13 +192,21 @@ def index_state(conn: psycopg.Connection) -> list[IndexState]:
 
 
 def _neighbours(cur: psycopg.Cursor, model: str, dims: int, query: np.ndarray, k: int,
-                filter_sql: str | None) -> list[int]:
+                filter_sql: str | None, *, exact: bool) -> list[int]:
+    """The ``k`` nearest ids: ``exact``, by float distance over every row; else through the index."""
     where = sql.SQL(" AND ({})").format(sql.SQL(filter_sql)) if filter_sql else sql.SQL("")
-    stmt = sql.SQL(
-        "SELECT e.job_id FROM job_embeddings e JOIN jobs j ON j.job_id = e.job_id "
-        "WHERE {pred}{where} ORDER BY {expr} <=> %s::vector({dims}) LIMIT {k}"
-    ).format(pred=model_predicate(model, "e"), where=where, expr=vector_expr(dims, table="e"),
-             dims=sql.Literal(int(dims)), k=sql.Literal(int(k)))
+    template: sql.SQL
+    if exact:
+        template = sql.SQL(
+            "SELECT e.job_id FROM job_embeddings e JOIN job_filter_vectors j ON j.job_id = e.job_id AND j.model = e.model "
+            "WHERE {pred}{where} ORDER BY cosine_distance(e.embedding::vector({dims}), %s::vector({dims})), e.job_id "
+            "LIMIT {k}")
+    else:
+        template = sql.SQL(
+            "SELECT j.job_id FROM job_filter_vectors j "
+            "WHERE {pred_j}{where} ORDER BY {expr} <=> l2_normalize(%s::vector({dims}))::halfvec({dims}) LIMIT {k}")
+    stmt = template.format(pred=model_predicate(model, "e"), pred_j=model_predicate(model, "j"), where=where,
+                       expr=vector_expr(dims, table="j"), dims=sql.Literal(int(dims)), k=sql.Literal(int(k)))
     return [r[0] for r in cur.execute(stmt, (query,)).fetchall()]
 
 
@@ -169,7 +215,7 @@ SELECTIVE = "selective"
 
 
 def selective_filter(conn: psycopg.Connection, model: str) -> str:
-    """A filter on ``jobs j`` that keeps roughly 1-10% of the model's vectors.
+    """A filter on ``job_filter_vectors j`` (``jobs``' filter columns) that keeps roughly 1-10% of the model's vectors.
 
     A real city filter is preferred (it is what search sees); without one in that range,
     every 50th job (2%, uncorrelated with the vectors: the hardest case for HNSW).
@@ -198,7 +244,8 @@ def index_recall(conn: psycopg.Connection, model: str, *, sample: int = 50, k: i
                  iterative_scan: str = "relaxed_order") -> float:
     """Mean recall@k of the HNSW index against exact search, stored vectors used as queries.
 
-    ``filter_sql`` is a condition on ``jobs j`` (e.g. ``"j.cities @> ARRAY['Beijing']"``), or
+    ``filter_sql`` is a condition on ``job_filter_vectors j``, which carries the filter columns of
+    ``jobs`` (e.g. ``"j.cities @> ARRAY['Beijing']"``), or
     ``"selective"`` to let :func:`selective_filter` pick one that keeps ~1-10% of rows;
     with a selective filter a plain HNSW scan runs out of candidates, which is why
     ``hnsw.iterative_scan = relaxed_order`` is on -- search must set it the same way.
@@ -234,14 +281,14 @@ def index_recall(conn: psycopg.Connection, model: str, *, sample: int = 50, k: i
             with conn.transaction(), conn.cursor() as cur:
                 cur.execute("SET LOCAL enable_indexscan = off")
                 cur.execute("SET LOCAL enable_bitmapscan = off")
-                exact = set(_neighbours(cur, model, dims, vector, k, filter_sql))
+                exact = set(_neighbours(cur, model, dims, vector, k, filter_sql, exact=True))
             with conn.transaction(), conn.cursor() as cur:
                 cur.execute(sql.SQL("SET LOCAL hnsw.iterative_scan = {}").format(sql.Literal(iterative_scan)))
                 cur.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(int(max(ef_search, k)))))
                 cur.execute("SET LOCAL enable_seqscan = off")
                 cur.execute("SET LOCAL enable_bitmapscan = off")
                 cur.execute("SET LOCAL enable_sort = off")
-                approx = set(_neighbours(cur, model, dims, vector, k, filter_sql))
+                approx = set(_neighbours(cur, model, dims, vector, k, filter_sql, exact=False))
             if exact:
                 recalls.append(len(exact & approx) / len(exact))
     finally:

@@ -13,7 +13,7 @@ from datetime import timedelta
 import psycopg
 from psycopg import sql
 
-from jobpipe.store.index import index_name
+from jobpipe.store.index import index_name, legacy_index_name
 
 #: How long a retired model's vectors are kept by default (JOBPIPE_RETIRED_VECTOR_DAYS).
 RETIRED_VECTOR_DAYS = 7
@@ -52,7 +52,8 @@ def prune_retired_models(conn: psycopg.Connection, *, older_than: timedelta = ti
         was_autocommit = conn.autocommit
         conn.autocommit = True
         try:
-            conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(index_name(model, dims))))
+            for name in (index_name(model, dims), legacy_index_name(model, dims)):
+                conn.execute(sql.SQL("DROP INDEX CONCURRENTLY IF EXISTS {}").format(sql.Identifier(name)))
         finally:
             conn.autocommit = was_autocommit
         with conn.transaction():

@@ -9,7 +9,7 @@ from jobpipe.search import SearchFilters, search
 from jobpipe.search import vector as vector_module
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import SCORE_GAIN
-from jobpipe.search.vector import QUERY_CACHE, hnsw_params, hnsw_sql
+from jobpipe.search.vector import QUERY_CACHE, half_query, hnsw_params, hnsw_sql
 from jobpipe.store.models import ModelInfo
 from jobpipe_tests.search.helpers import DIMS, MODEL, ConceptEmbedder, activate_model, embed_jobs, insert_job
 
@@ -100,13 +100,14 @@ def test_unfiltered_vector_query_can_use_the_partial_hnsw_index(db, corpus):
     activate_model(db)
     embed_jobs(db, embedder)
     query = hnsw_sql(ModelInfo(MODEL, DIMS, "active"), build_filter_sql(SearchFilters()), 10)
-    params = {"qv": embedder.embed_queries(["后端"])[0]} | hnsw_params(100, 20_000)
+    qv = embedder.embed_queries(["后端"])[0]
+    params = {"qv": qv, "qh": half_query(qv)} | hnsw_params(100, 20_000)
     with db.transaction():
         # A handful of rows: make the planner's other options expensive, as they are at scale.
         db.execute("SET LOCAL enable_seqscan = off")
         db.execute("SET LOCAL enable_sort = off")
         plan = "\n".join(r[0] for r in db.execute(b"EXPLAIN " + query.as_bytes(db), params))
-    assert "job_embeddings_hnsw_test" in plan
+    assert "filter_vectors_hnsw_test" in plan
 
 
 def test_the_hnsw_statement_makes_its_own_scan_settings(db):

@@ -4,7 +4,7 @@ import pytest
 from psycopg import sql
 
 from jobpipe.store import ensure_vector_index, index_recall, index_state, upsert_jobs, vector_expr
-from jobpipe.store.index import index_name, model_predicate, selective_filter
+from jobpipe.store.index import index_name, legacy_index_name, model_predicate, selective_filter
 from jobpipe.store.models import register_model
 from jobpipe_tests.store.helpers import make_posting
 
@@ -15,7 +15,8 @@ MODEL, DIMS, N = "synthetic-random-24", 24, 800
 def vectors(db):
     """N open jobs with random unit vectors; every 25th job is in Oslo (a 4% filter)."""
     # TRUNCATE keeps indexes: drop the per-model ones earlier tests built.
-    for (name,) in db.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'job_embeddings_hnsw%'").fetchall():
+    for (name,) in db.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'filter_vectors_hnsw%' "
+                              "OR indexname LIKE 'job_embeddings_hnsw%'").fetchall():
         db.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
     db.commit()
     upsert_jobs(db, [make_posting(i, cities=["Oslo"] if i % 25 == 0 else ["Lima"]) for i in range(N)])
@@ -39,7 +40,7 @@ def test_index_is_built_once_and_used_by_the_documented_query(db, vectors):
     assert not again.built_now and again.valid
     assert [s.name for s in index_state(db)] == [state.name]
 
-    query = sql.SQL("EXPLAIN SELECT job_id FROM job_embeddings WHERE {pred} ORDER BY {expr} <=> %s::vector({d}) LIMIT 10").format(
+    query = sql.SQL("EXPLAIN SELECT job_id FROM job_filter_vectors WHERE {pred} ORDER BY {expr} <=> %s::halfvec({d}) LIMIT 10").format(
         pred=model_predicate(MODEL), expr=vector_expr(DIMS), d=sql.Literal(DIMS))
     plan = "\n".join(r[0] for r in db.execute(query, ("[" + ",".join(["0.1"] * DIMS) + "]",)))
     assert state.name in plan
@@ -49,8 +50,21 @@ def test_changed_parameters_rebuild_and_swap(db, vectors):
     ensure_vector_index(db, MODEL, DIMS, m=8, ef_construction=32)
     rebuilt = ensure_vector_index(db, MODEL, DIMS, m=12, ef_construction=40)
     assert rebuilt.built_now and rebuilt.valid and (rebuilt.m, rebuilt.ef_construction) == (12, 40)
-    names = [r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'job_embeddings' AND indexname LIKE 'job_embeddings_hnsw%'")]
+    names = [r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'job_filter_vectors' "
+                                      "AND indexname LIKE 'filter_vectors_hnsw%'")]
     assert names == [rebuilt.name]
+
+
+def test_the_float_index_of_before_sql_0032_goes_once_its_replacement_serves(db, vectors):
+    """A store whose migration found no valid old index to rebuild from keeps what it had until
+    the night's index stage has built the new one; then the old one is dropped."""
+    legacy = legacy_index_name(MODEL, DIMS)
+    db.execute(sql.SQL("CREATE INDEX {} ON job_embeddings USING hnsw ((embedding::vector({})) vector_cosine_ops) "
+                       "WHERE model = {}").format(sql.Identifier(legacy), sql.Literal(DIMS), sql.Literal(MODEL)))
+    db.commit()
+    state = ensure_vector_index(db, MODEL, DIMS, m=8, ef_construction=32)
+    assert state.built_now and state.valid
+    assert db.execute("SELECT to_regclass(%s)", (legacy,)).fetchone()[0] is None
 
 
 def test_invalid_index_is_rebuilt(db, vectors, database):

@@ -1,0 +1,46 @@
+-- 0032: each model's HNSW index moves from the float vectors of job_embeddings to the
+-- half-precision copies in job_filter_vectors (jobpipe.store.index says why, with figures:
+-- half the index, and a filtered scan checks its filter in the row it already visits).
+--
+-- The replacement is built here, with the parameters (m, ef_construction) the old index was
+-- built with, before the old one goes, so search always has an index: the new statement
+-- (jobpipe.search.vector.hnsw_sql) can only use the new one. Its name is
+-- jobpipe.store.index.index_name's: filter_vectors_hnsw_<slug>_<dims>_<md5 of model/dims>.
+-- A plain CREATE INDEX (a migration runs in a transaction): writes of vectors wait while it
+-- builds (~20 s at 100k postings, ~5 min at 1M), searches do not. Retired models get none.
+DO $$
+DECLARE
+    m record;
+    opts text[];
+    slug text;
+BEGIN
+    -- as jobpipe.store.index.BUILD_MEMORY: a build whose graph fits in memory is several times faster
+    PERFORM set_config('maintenance_work_mem', '512MB', true);
+    FOR m IN SELECT model, dims FROM embedding_models WHERE state <> 'retired' ORDER BY model LOOP
+        SELECT c.reloptions INTO opts
+        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+        WHERE i.indrelid = 'job_embeddings'::regclass AND a.amname = 'hnsw' AND i.indisvalid
+          AND pg_get_expr(i.indpred, i.indrelid) = format('(model = %L::text)', m.model)
+        LIMIT 1;
+        IF NOT FOUND THEN
+            CONTINUE;   -- never indexed yet: the night's index stage builds it
+        END IF;
+        slug := left(trim(BOTH '_' FROM regexp_replace(lower(m.model), '[^a-z0-9]+', '_', 'g')), 28);
+        EXECUTE format(
+            'CREATE INDEX IF NOT EXISTS %I ON job_filter_vectors USING hnsw ((embedding::halfvec(%s)) halfvec_cosine_ops) '
+            'WITH (m = %s, ef_construction = %s) WHERE model = %L',
+            format('filter_vectors_hnsw_%s_%s_%s', slug, m.dims, left(md5(m.model || '/' || m.dims), 8)),
+            m.dims,
+            coalesce((SELECT split_part(o, '=', 2) FROM unnest(opts) o WHERE o LIKE 'm=%'), '16'),
+            coalesce((SELECT split_part(o, '=', 2) FROM unnest(opts) o WHERE o LIKE 'ef_construction=%'), '64'),
+            m.model);
+    END LOOP;
+    FOR m IN
+        SELECT c.relname
+        FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+        WHERE i.indrelid = 'job_embeddings'::regclass AND a.amname = 'hnsw'
+    LOOP
+        EXECUTE format('DROP INDEX %I', m.relname);
+    END LOOP;
+END
+$$;
