@@ -7,7 +7,8 @@
    the resume reader, redaction and profiling). For each CV the 5 vacancies are ranked by
    jobpipe's match score, by the cosine similarity of the raw resume and vacancy vectors
    (vector-only) and by BM25 of the resume's words over the vacancies; each ranking is compared
-   with each annotator's (mean Spearman rho and NDCG@5), beside the annotators' agreement. An
+   with each annotator's (mean Spearman rho and NDCG@5), beside the annotators' agreement and a
+   reference that ignores the CV (every CV gets the vacancies in the file's order). An
    annotation array gives, for vacancy 1..5 in 5_vacancies.csv order, the place an annotator
    gave it (1 best; ties occur); NDCG gains are 2^(5 - place) - 1.
 2. ``eval``: the eval corpus (4,825 postings) and resumes of ../shared/data/resumes
@@ -70,6 +71,9 @@ def held_out(name: str) -> bool:
 
     return hashlib.sha256(name.encode("utf-8")).digest()[0] % 3 == 0
 
+
+#: The Vanetik reference ranking's name (``bench_vanetik``).
+FILE_ORDER = "file order"
 
 PARTS = (("all", lambda name: True), ("dev", lambda name: not held_out(name)), ("held-out", held_out))
 
@@ -215,7 +219,10 @@ def bench_vanetik() -> dict[str, Any]:
         ids, matrix = job_vectors(conn, model.model)
         vec_by_job = {j: matrix[i] for i, j in enumerate(ids)}
         bm25 = BM25([f"{v['job_title']}\n{v['job_description']}" for v in vacancies])
-        rankings: dict[str, dict[int, list[float]]] = {"jobpipe": {}, "vector-only": {}, "bm25": {}}
+        # A reference, not a baseline: one fixed ranking for every CV, the vacancies in the file's
+        # order. What it scores is what an annotator's places owe to that order, not to the CV.
+        rankings: dict[str, dict[int, list[float]]] = {"jobpipe": {}, "vector-only": {}, "bm25": {},
+                                                       FILE_ORDER: {n: [5.0, 4.0, 3.0, 2.0, 1.0] for n in range(1, 31)}}
         resume_vectors = model.embed_documents([raw_texts[n] for n in range(1, 31)])
         for n in range(1, 31):
             listed = {r.external_id: r.score for r in read_matches(conn, f"cv{n}", top_k=5, top_n=5).results}
@@ -378,6 +385,11 @@ def main(argv: list[str] | None = None) -> int:
             for m in methods:
                 r = v["results"][part][m]
                 print(f"{label:<15}{m:<14}{r['a1'][0]:>9.3f}{r['a2'][0]:>9.3f}{r['a1'][1]:>11.3f}{r['a2'][1]:>11.3f}")
+        print(f"reference, the same ranking for every CV ({FILE_ORDER}: the vacancies as 5_vacancies.csv lists them):")
+        for part, keep in PARTS:
+            label = f"{part} ({sum(keep(f'cv{n}') for n in range(1, 31))})"
+            r = v["results"][part][FILE_ORDER]
+            print(f"{label:<15}{FILE_ORDER:<14}{r['a1'][0]:>9.3f}{r['a2'][0]:>9.3f}{r['a1'][1]:>11.3f}{r['a2'][1]:>11.3f}")
         print(f"annotator agreement (rho, CVs 1-20): {v['agreement']:.3f}")
     if args.part in ("eval", "both"):
         e = bench_eval(args.per_category, args.pool)
