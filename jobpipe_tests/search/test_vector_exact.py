@@ -236,3 +236,17 @@ def test_two_equality_values_are_one_scan_of_the_keys_index_and_one_value_its_ow
     assert "job_filter_vectors_keys" not in one and "job_filter_vectors_cities" in one
     closed = _exact_plan(db, build_filter_sql(SearchFilters(city="Beijing", job_type="intern", include_closed=True)))
     assert "job_filter_vectors_keys" not in closed
+
+
+@pytest.mark.parametrize("filters", [SearchFilters(), SearchFilters(city="杭州")], ids=["open", "city"])
+def test_a_row_has_the_same_distance_whichever_plan_found_it(db, near_ties, filters):
+    """The graph orders rows at half precision; the distances it returns are the float ones the
+    exact scan returns (match scores are built on them)."""
+    model, query = near_ties
+    fsql = build_filter_sql(filters)
+    method = "hnsw" if not fsql.selective else "hnsw_iterative"
+    graph = vector_candidates(db, model, query, fsql, 50, VectorPlan(method, 300, table_rows=403.0))
+    exact = {h.job_id: h.distance for h in vector_candidates(db, model, query, fsql, 400, VectorPlan("exact", 300))}
+    assert len(graph) == 50
+    assert all(h.distance == exact[h.job_id] for h in graph)
+    assert [h.distance for h in graph] == sorted(h.distance for h in graph)
