@@ -43,6 +43,9 @@ SERVING_OBJECTS: tuple[str, ...] = (
     "candidate_match_state", "match_calibration", "job_skill_tiers", "schema_migrations",
     "term_lists", "term_lists_queue", "term_lists_state", "term_lists_dead",
 )
+#: Functions search calls (by signature): granted to the login itself, so a server where PUBLIC
+#: may not execute functions (a hardened managed service) still serves every filter.
+SERVING_FUNCTIONS: tuple[str, ...] = ("jobpipe_filter_keys(text[], text[], text, text, jsonb)",)
 #: What the candidate writer may do beyond reading: the candidate tables only (adding, editing
 #: and deleting one candidate: its profile, vector, match list; a deleted drop-folder file's
 #: quarantine entry). Never jobs, never the pipeline's own state.
@@ -157,6 +160,9 @@ def grant_serving(conn: psycopg.Connection, role: str, *, candidate_writer: bool
         if present:
             conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(
                 sql.SQL(", ").join(sql.Identifier("public", name) for name in sorted(present)), ident))
+        for signature in SERVING_FUNCTIONS:
+            if one(conn.execute("SELECT to_regprocedure(%s) IS NOT NULL", (f"public.{signature}",)))[0]:
+                conn.execute(sql.SQL("GRANT EXECUTE ON FUNCTION public.{} TO {}").format(sql.SQL(signature), ident))
         if candidate_writer:
             writable = [r[0] for r in conn.execute(
                 "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "

@@ -99,6 +99,26 @@ def test_the_service_cannot_become_the_owner(database, service_database, seeded)
         conn.rollback()
 
 
+def test_the_login_runs_the_search_functions_where_public_may_not(database, service_database, seeded):
+    """A hardened server revokes EXECUTE from PUBLIC; the login's own grant still lets search
+    evaluate two equality filters through their keys (jobpipe.search.vector.exact_filter)."""
+    from jobpipe.db.roles import SERVING_FUNCTIONS, refresh_grants
+
+    signature = sql.SQL("public.{}").format(sql.SQL(SERVING_FUNCTIONS[0]))
+    with psycopg.connect(database, autocommit=True) as owner:
+        owner.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION {} FROM PUBLIC").format(signature))
+        refresh_grants(owner)
+    try:
+        with connect_service(service_database, ServiceSettings()) as conn:
+            keys = conn.execute("SELECT jobpipe_filter_keys('{Berlin}', '{Python}', 'intern', 'remote', '{}')"
+                                ).fetchone()[0]
+            assert keys == ["city:Berlin", "job_type:intern", "remote:stated", "skill:Python"]
+            conn.rollback()
+    finally:
+        with psycopg.connect(database, autocommit=True) as owner:
+            owner.execute(sql.SQL("GRANT EXECUTE ON FUNCTION {} TO PUBLIC").format(signature))
+
+
 def test_the_embedded_default_sets_the_login_up_itself(database, seeded):
     # Pointed at the owner's URL on jobpipe's own server, the service swaps it for its login.
     app = create_app(ServiceSettings(), database_url=database, embedder=HashEmbedder())
