@@ -76,7 +76,7 @@ def main() -> int:
             else:
                 fsql = build_filter_sql(filters_of(q))
                 passing = {row[0] for row in conn.execute(
-                    f"SELECT j.job_id FROM jobs j WHERE {fsql.sql}", fsql.params)}
+                    f"SELECT j.job_id FROM jobs j WHERE {fsql.where}", fsql.params)}
                 top50 = set(list(ranks["hybrid"])[:50])
                 missed = [r for r in relevant if r[0] not in top50]
                 print(f"\n{q['qid']} {q['query']} {q['filters']}: {len(missed)}/{len(relevant)} outside top 50")
