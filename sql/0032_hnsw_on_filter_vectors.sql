@@ -14,8 +14,11 @@ DECLARE
     opts text[];
     slug text;
 BEGIN
-    -- as jobpipe.store.index.BUILD_MEMORY: a build whose graph fits in memory is several times faster
-    PERFORM set_config('maintenance_work_mem', '512MB', true);
+    -- at least jobpipe.store.index.BUILD_MEMORY: a build whose graph fits in memory is several
+    -- times faster; a server configured with more keeps its own setting
+    IF pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes('512MB') THEN
+        PERFORM set_config('maintenance_work_mem', '512MB', true);
+    END IF;
     FOR m IN SELECT model, dims FROM embedding_models WHERE state <> 'retired' ORDER BY model LOOP
         SELECT c.reloptions INTO opts
         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam

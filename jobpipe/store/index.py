@@ -37,7 +37,8 @@ from jobpipe.db.rows import one
 
 #: ``hnsw.ef_search`` used by the recall check (and a sensible value for filtered search).
 DEFAULT_EF_SEARCH = 200
-#: Memory for an index build: an HNSW build that fits in memory is several times faster.
+#: Memory for an index build, at least: an HNSW build that fits in memory is several times faster.
+#: A server configured with more keeps its own setting (``build_memory``).
 BUILD_MEMORY = "512MB"
 
 
@@ -119,6 +120,14 @@ def _create_sql(name: str, model: str, dims: int, m: int, ef_construction: int, 
              m=sql.Literal(int(m)), ef=sql.Literal(int(ef_construction)), pred=model_predicate(model))
 
 
+def build_memory(conn: psycopg.Connection) -> str | None:
+    """``BUILD_MEMORY`` if the session's ``maintenance_work_mem`` is below it, else None (keep it):
+    an operator who gave the server more for a graph of millions of vectors keeps it."""
+    row = one(conn.execute("SELECT pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(%s)",
+                           (BUILD_MEMORY,)))
+    return BUILD_MEMORY if row[0] else None
+
+
 def ensure_vector_index(conn: psycopg.Connection, model: str, dims: int, *, m: int = 16,
                         ef_construction: int = 64) -> IndexState:
     """Build the model's HNSW index if it is missing, invalid, or built with other parameters.
@@ -140,7 +149,9 @@ def ensure_vector_index(conn: psycopg.Connection, model: str, dims: int, *, m: i
     was_autocommit = conn.autocommit
     conn.autocommit = True
     try:
-        conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
+        memory = build_memory(conn)
+        if memory is not None:
+            conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(memory)))
         if before.exists and before.valid:
             # Parameters changed: build the replacement first, then swap.
             temp = name[:55] + "_new"

@@ -112,3 +112,13 @@ def test_selective_filter_falls_back_when_no_city_is_selective(db, vectors):
     assert "%" not in fallback  # it is spliced into statements that also take parameters
     ensure_vector_index(db, MODEL, DIMS, m=16, ef_construction=64)
     assert index_recall(db, MODEL, sample=10, k=10, filter_sql="selective") >= 0.95
+
+
+def test_a_build_raises_build_memory_to_the_floor_and_keeps_more(db):
+    from jobpipe.store.index import BUILD_MEMORY, build_memory
+
+    db.execute("SET maintenance_work_mem = '64MB'")
+    assert build_memory(db) == BUILD_MEMORY
+    db.execute("SET maintenance_work_mem = '2GB'")
+    assert build_memory(db) is None      # an operator's larger setting stays
+    db.execute("RESET maintenance_work_mem")
