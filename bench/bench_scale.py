@@ -51,7 +51,7 @@ from jobpipe.search import SearchFilters  # noqa: E402
 from jobpipe.search import keyword as keyword_module  # noqa: E402
 from jobpipe.search import vector as vector_module  # noqa: E402
 from jobpipe.store import index_recall, sync_job_embeddings, sync_job_terms, upsert_jobs  # noqa: E402
-from jobpipe.store.index import _create_sql, index_name, model_predicate  # noqa: E402
+from jobpipe.store.index import _create_sql, index_name, model_predicate, vector_expr  # noqa: E402
 from jobpipe.store.term_lists import merge_term_lists  # noqa: E402
 
 GB = 1024 ** 3
@@ -258,8 +258,9 @@ def recall_by_ef(conn: psycopg.Connection, model: str, dims: int, queries: list[
     pred = model_predicate(model)
     exact = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY cosine_distance(embedding::vector({d}), "
                     "%s::vector({d})) LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
-    ann = sql.SQL("SELECT job_id FROM job_filter_vectors WHERE {p} ORDER BY (embedding::halfvec({d})) <=> "
-                  "l2_normalize(%s::vector({d}))::halfvec({d}) LIMIT {k}").format(p=pred, d=sql.Literal(dims), k=sql.Literal(k))
+    ann = sql.SQL("SELECT job_id FROM job_embeddings WHERE {p} ORDER BY {e} <=> "
+                  "l2_normalize(%s::vector({d}))::halfvec({d}) LIMIT {k}").format(p=pred, e=vector_expr(dims), d=sql.Literal(dims),
+                                                                                   k=sql.Literal(k))
     truths = [{r[0] for r in conn.execute(exact, (q,))} for q in queries]
     print(f"\nrecall@{k} vs exact by ef_search ({len(queries)} search queries, unfiltered):", flush=True)
     for ef in efs:
@@ -393,7 +394,7 @@ def main() -> int:
             name = index_name(model, dims)
             seconds, peak, notices = build_index(conn, _create_sql(name, model, dims, 16, 64), args.build_memory)
             fits = not any("no longer fits" in m for m in notices)
-            print(f"\nHNSW halfvec({dims}) on job_filter_vectors (the store's index) m=16 ef_construction=64: {seconds:.0f} s, peak memory of the building "
+            print(f"\nHNSW halfvec({dims}) (the store's index) m=16 ef_construction=64: {seconds:.0f} s, peak memory of the building "
                   f"processes {peak:.2f} GB (maintenance_work_mem {args.build_memory}; graph "
                   f"{'fit in memory' if fits else 'did NOT fit: ' + '; '.join(notices)}), index "
                   f"{size(conn, name):.2f} GB", flush=True)

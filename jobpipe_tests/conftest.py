@@ -158,7 +158,7 @@ def db(database: str) -> Iterator[psycopg.Connection]:
         # An empty store has no per-model HNSW index either (a whole-graph test builds them).
         for (index,) in conn.execute("SELECT quote_ident(indexname) FROM pg_indexes WHERE schemaname = 'public' "
                                      "AND (indexname LIKE 'job\\_embeddings\\_hnsw\\_%' "
-                                     "OR indexname LIKE 'filter\\_vectors\\_hnsw\\_%')").fetchall():
+                                     "OR indexname LIKE 'embeddings\\_half\\_hnsw\\_%')").fetchall():
             conn.execute(f"DROP INDEX IF EXISTS {index}")
         conn.commit()
         yield conn

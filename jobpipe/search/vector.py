@@ -8,7 +8,8 @@ scanned exactly (every match, true order, a few ms); a large one goes through HN
 filter, and falls back to the exact scan if it still returns too few.
 
 The HNSW SQL matches the store's per-model partial index exactly:
-``ON job_filter_vectors USING hnsw ((embedding::halfvec(DIMS)) halfvec_cosine_ops) WHERE model = '<model>'``.
+``ON job_embeddings USING hnsw ((l2_normalize(embedding::vector(DIMS))::halfvec(DIMS)) halfvec_cosine_ops)
+WHERE model = '<model>'``.
 The model name is inlined as a literal (never a bound parameter) so that even a generic
 prepared plan can prove the partial index's predicate.
 
@@ -312,13 +313,13 @@ def hnsw_params(ef_search: int, scan_tuples: int) -> dict[str, str]:
 def hnsw_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
     """Approximate nearest neighbours through the model's partial HNSW index, with float distances.
 
-    The index (``jobpipe.store.index``) orders ``job_filter_vectors`` rows by half-precision
-    distance and checks each candidate's filter in that same row: it carries copies of every
-    filtered column, written with the vector itself, so no posting is ever missing from it (the
-    ``job_terms`` copies exist only once the keyword-terms step ran). The rows found then get
-    their float distance from ``job_embeddings`` (``limit`` primary-key probes), the distance the
-    exact scan returns, so a job's distance, and the match score built on it, never depends on
-    which plan found it. The caller re-sorts by it.
+    The index (``jobpipe.store.index``) orders ``job_embeddings`` rows by half-precision distance;
+    each candidate's filter is checked on its ``job_filter_vectors`` row, the narrow copy of the
+    posting's filter columns written with the vector itself (so no embedded posting is ever
+    missing from it, as it would be from ``job_terms`` before the keyword-terms step), and its
+    float distance is read from the row the walk already visits: the distance the exact scan
+    returns, so a job's distance, and the match score built on it, never depends on which plan
+    found it. Relaxed order: the caller re-sorts by it.
 
     ``fsql.where`` is built by filters.py from fixed fragments; its values are parameters, and
     the statement sets the scan's own settings (``_HNSW_SETTINGS``: the parameters
@@ -328,13 +329,12 @@ def hnsw_sql(model: ModelInfo, fsql: FilterSQL, limit: int) -> sql.Composed:
     """
     dims = sql.Literal(int(model.dims))
     return sql.SQL(
-        "SELECT h.job_id, cosine_distance(e.embedding::vector({dims}), %(qv)s::vector({dims})) AS dist "
-        "FROM (SELECT j.job_id FROM job_filter_vectors j "
-        "WHERE {settings} AND j.model = {model} AND {where} "
-        "ORDER BY {expr} <=> %(qh)s::halfvec({dims}) LIMIT {limit}) h "
-        "JOIN job_embeddings e ON e.job_id = h.job_id AND e.model = {model}"
+        "SELECT e.job_id, cosine_distance(e.embedding::vector({dims}), %(qv)s::vector({dims})) AS dist "
+        "FROM job_embeddings e JOIN job_filter_vectors j ON j.job_id = e.job_id AND j.model = e.model "
+        "WHERE {settings} AND e.model = {model} AND {where} "
+        "ORDER BY {expr} <=> %(qh)s::halfvec({dims}) LIMIT {limit}"
     ).format(dims=dims, settings=sql.SQL(_HNSW_SETTINGS), model=sql.Literal(model.model), where=sql.SQL(fsql.where),
-             expr=vector_expr(int(model.dims), table="j"), limit=sql.Literal(int(limit)))
+             expr=vector_expr(int(model.dims), table="e"), limit=sql.Literal(int(limit)))
 
 
 def _embedded_rows(conn: psycopg.Connection) -> float:

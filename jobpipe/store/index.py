@@ -1,25 +1,29 @@
-"""Per-model partial HNSW indexes on ``job_filter_vectors``, and a recall check against exact search.
+"""Per-model partial HNSW indexes over ``job_embeddings`` at half precision, and a recall check.
 
-The graph indexes each vector at half precision, on the narrow table that also holds its
-posting's filter columns (sql/0030)::
+The graph indexes each float vector as a unit vector at half precision::
 
-    CREATE INDEX CONCURRENTLY filter_vectors_hnsw_<model> ON job_filter_vectors
-        USING hnsw ((embedding::halfvec(<dims>)) halfvec_cosine_ops) WITH (m = 16, ef_construction = 64)
-        WHERE model = '<model>'
+    CREATE INDEX CONCURRENTLY embeddings_half_hnsw_<model> ON job_embeddings
+        USING hnsw ((l2_normalize(embedding::vector(<dims>))::halfvec(<dims>)) halfvec_cosine_ops)
+        WITH (m = 16, ef_construction = 64) WHERE model = '<model>'
 
-Why there and not on the float vectors of ``job_embeddings``: half the index (1.30 against 2.54
-GB at 1M postings at 512 dims), so more of it stays in memory, and a filtered (iterative) scan
-checks each candidate's filter in the row it already visits instead of joining ``jobs``.
-Measured at 100k (2026-12-06, 200 queries near stored vectors): recall@100 against the float
-exact scan 0.894 against the float index's 0.854; city=Beijing iterative p50 9.5 -> 7.4 ms;
-at 1M, 87 -> 34 ms. Search re-reads the float distance of each row it returns
-(``jobpipe.search.vector.hnsw_sql``), so distances are the same whichever plan found a row.
+Why half precision: half the index (1.3 against 2.5 GB at 1M postings of 512 dims), so more of the
+graph stays in memory; recall is the same or better (below). Why on ``job_embeddings``, whose rows
+change only when a posting is embedded again, and not on ``job_filter_vectors``, which also holds
+the filter columns: an index there gets a new entry for every closing or filter edit (measured at
+1M postings: closing 2,000 postings 4.6-7.9 s with it, 0.95 s without), and each vacuum of that
+table walks the graph. A filtered walk checks each candidate's filter on its ``job_filter_vectors``
+row (a primary-key probe of the narrow copy, not of ``jobs``) and reads the float distance from the
+row it already visits (``jobpipe.search.vector.hnsw_sql``).
 
-The columns are untyped (``vector``/``halfvec``) so models of different dimensions can coexist
+Measured (2026-12-06, 200 queries near stored vectors): at 100k, recall@100 against the exact
+float scan 0.894 against the float index's 0.854; at 1M, recall@10 by ef_search 100 / 200 / 400
+0.578 / 0.720 / 0.802 against 0.558 / 0.620 / 0.734 (docs/deploy.md has the search figures).
+
+``job_embeddings.embedding`` is an untyped ``vector`` so models of different dimensions can coexist
 during a switch; an HNSW index needs fixed dimensions, so each model gets its own *partial
-expression* index. The planner uses it only for queries that repeat the same expression and
-state the same predicate with the model as a *literal* (a bound parameter under a generic plan
-cannot prove the predicate). :func:`vector_expr` and :func:`model_predicate` build both parts.
+expression* index. The planner uses it only for queries that repeat the same expression and state
+the same predicate with the model as a *literal* (a bound parameter under a generic plan cannot
+prove the predicate). :func:`vector_expr` and :func:`model_predicate` build both parts.
 """
 
 from __future__ import annotations
@@ -61,9 +65,10 @@ class IndexState:
 
 
 def vector_expr(dims: int, column: str = "embedding", table: str | None = None) -> sql.Composed:
-    """The indexed expression, e.g. ``(j.embedding::halfvec(512))``: search must ORDER BY exactly this."""
+    """The indexed expression, ``(l2_normalize(e.embedding::vector(512))::halfvec(512))``: search must
+    ORDER BY exactly this (a unit vector cannot overflow half precision)."""
     ref = sql.Identifier(table, column) if table else sql.Identifier(column)
-    return sql.SQL("({}::halfvec({}))").format(ref, sql.Literal(int(dims)))
+    return sql.SQL("(l2_normalize({}::vector({}))::halfvec({}))").format(ref, sql.Literal(int(dims)), sql.Literal(int(dims)))
 
 
 def model_predicate(model: str, table: str | None = None) -> sql.Composed:
@@ -76,7 +81,7 @@ def index_name(model: str, dims: int) -> str:
     """A stable, valid identifier (<= 63 bytes) per (model, dims); sql/0032 computes it the same way."""
     slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")
     digest = hashlib.md5(f"{model}/{dims}".encode()).hexdigest()[:8]
-    return f"filter_vectors_hnsw_{slug[:28]}_{dims}_{digest}"
+    return f"embeddings_half_hnsw_{slug[:28]}_{dims}_{digest}"
 
 
 def legacy_index_name(model: str, dims: int) -> str:
@@ -114,7 +119,7 @@ def _create_sql(name: str, model: str, dims: int, m: int, ef_construction: int, 
                 concurrently: bool = True) -> sql.Composed:
     """The model's index; ``concurrently=False`` for a build inside a transaction (benches, tests)."""
     return sql.SQL(
-        "CREATE INDEX {how} {name} ON job_filter_vectors USING hnsw ({expr} halfvec_cosine_ops) "
+        "CREATE INDEX {how} {name} ON job_embeddings USING hnsw ({expr} halfvec_cosine_ops) "
         "WITH (m = {m}, ef_construction = {ef}) WHERE {pred}"
     ).format(how=sql.SQL("CONCURRENTLY" if concurrently else ""), name=sql.Identifier(name), expr=vector_expr(dims),
              m=sql.Literal(int(m)), ef=sql.Literal(int(ef_construction)), pred=model_predicate(model))
@@ -214,10 +219,10 @@ def _neighbours(cur: psycopg.Cursor, model: str, dims: int, query: np.ndarray, k
             "LIMIT {k}")
     else:
         template = sql.SQL(
-            "SELECT j.job_id FROM job_filter_vectors j "
-            "WHERE {pred_j}{where} ORDER BY {expr} <=> l2_normalize(%s::vector({dims}))::halfvec({dims}) LIMIT {k}")
-    stmt = template.format(pred=model_predicate(model, "e"), pred_j=model_predicate(model, "j"), where=where,
-                       expr=vector_expr(dims, table="j"), dims=sql.Literal(int(dims)), k=sql.Literal(int(k)))
+            "SELECT e.job_id FROM job_embeddings e JOIN job_filter_vectors j ON j.job_id = e.job_id AND j.model = e.model "
+            "WHERE {pred}{where} ORDER BY {expr} <=> l2_normalize(%s::vector({dims}))::halfvec({dims}) LIMIT {k}")
+    stmt = template.format(pred=model_predicate(model, "e"), where=where,
+                           expr=vector_expr(dims, table="e"), dims=sql.Literal(int(dims)), k=sql.Literal(int(k)))
     return [r[0] for r in cur.execute(stmt, (query,)).fetchall()]
 
 

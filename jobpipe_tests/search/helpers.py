@@ -88,7 +88,7 @@ def embed_jobs(conn: psycopg.Connection, embedder: ConceptEmbedder, vectors: dic
             (job_id, embedder.model, embedder.dims, np.asarray(vector, dtype=np.float32)),
         )
     conn.execute(
-        f"CREATE INDEX IF NOT EXISTS filter_vectors_hnsw_test ON job_filter_vectors USING hnsw "
-        f"((embedding::halfvec({DIMS})) halfvec_cosine_ops) WHERE model = '{MODEL}'"
+        f"CREATE INDEX IF NOT EXISTS embeddings_half_hnsw_test ON job_embeddings USING hnsw "
+        f"((l2_normalize(embedding::vector({DIMS}))::halfvec({DIMS})) halfvec_cosine_ops) WHERE model = '{MODEL}'"
     )
     conn.commit()

@@ -107,7 +107,7 @@ def test_unfiltered_vector_query_can_use_the_partial_hnsw_index(db, corpus):
         db.execute("SET LOCAL enable_seqscan = off")
         db.execute("SET LOCAL enable_sort = off")
         plan = "\n".join(r[0] for r in db.execute(b"EXPLAIN " + query.as_bytes(db), params))
-    assert "filter_vectors_hnsw_test" in plan
+    assert "embeddings_half_hnsw_test" in plan
 
 
 def test_the_hnsw_statement_makes_its_own_scan_settings(db):

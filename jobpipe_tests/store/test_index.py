@@ -15,7 +15,7 @@ MODEL, DIMS, N = "synthetic-random-24", 24, 800
 def vectors(db):
     """N open jobs with random unit vectors; every 25th job is in Oslo (a 4% filter)."""
     # TRUNCATE keeps indexes: drop the per-model ones earlier tests built.
-    for (name,) in db.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'filter_vectors_hnsw%' "
+    for (name,) in db.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'embeddings_half_hnsw%' "
                               "OR indexname LIKE 'job_embeddings_hnsw%'").fetchall():
         db.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
     db.commit()
@@ -40,7 +40,7 @@ def test_index_is_built_once_and_used_by_the_documented_query(db, vectors):
     assert not again.built_now and again.valid
     assert [s.name for s in index_state(db)] == [state.name]
 
-    query = sql.SQL("EXPLAIN SELECT job_id FROM job_filter_vectors WHERE {pred} ORDER BY {expr} <=> %s::halfvec({d}) LIMIT 10").format(
+    query = sql.SQL("EXPLAIN SELECT job_id FROM job_embeddings WHERE {pred} ORDER BY {expr} <=> %s::halfvec({d}) LIMIT 10").format(
         pred=model_predicate(MODEL), expr=vector_expr(DIMS), d=sql.Literal(DIMS))
     plan = "\n".join(r[0] for r in db.execute(query, ("[" + ",".join(["0.1"] * DIMS) + "]",)))
     assert state.name in plan
@@ -50,8 +50,8 @@ def test_changed_parameters_rebuild_and_swap(db, vectors):
     ensure_vector_index(db, MODEL, DIMS, m=8, ef_construction=32)
     rebuilt = ensure_vector_index(db, MODEL, DIMS, m=12, ef_construction=40)
     assert rebuilt.built_now and rebuilt.valid and (rebuilt.m, rebuilt.ef_construction) == (12, 40)
-    names = [r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'job_filter_vectors' "
-                                      "AND indexname LIKE 'filter_vectors_hnsw%'")]
+    names = [r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'job_embeddings' "
+                                      "AND indexdef LIKE '%USING hnsw%'")]
     assert names == [rebuilt.name]
 
 

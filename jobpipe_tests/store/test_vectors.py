@@ -170,7 +170,7 @@ def test_retired_model_vectors_are_pruned_after_the_grace_period(db):
     assert dict(db.execute("SELECT model, state FROM embedding_models").fetchall()) == {old.model: "retired", new.model: "active"}
 
     def indexes():
-        return {r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'job_filter_vectors'")}
+        return {r[0] for r in db.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'job_embeddings'")}
 
     assert prune_retired_models(db, older_than=timedelta(days=1)).models == ()   # retired just now: kept
     assert index_name(old.model, 32) in indexes()
