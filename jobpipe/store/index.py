@@ -16,8 +16,8 @@ row (a primary-key probe of the narrow copy, not of ``jobs``) and reads the floa
 row it already visits (``jobpipe.search.vector.hnsw_sql``).
 
 Measured (2026-12-06, 200 queries near stored vectors): at 100k, recall@100 against the exact
-float scan 0.894 against the float index's 0.854; at 1M, recall@10 by ef_search 100 / 200 / 400
-0.578 / 0.720 / 0.802 against 0.558 / 0.620 / 0.734 (docs/deploy.md has the search figures).
+float scan 0.894 against the float index's 0.854 (the same graph, built on the filter copies); at 1M, recall@10 by ef_search 100 / 200 / 400
+0.570 / 0.702 / 0.796 against 0.558 / 0.620 / 0.734 (docs/deploy.md has the search figures).
 
 ``job_embeddings.embedding`` is an untyped ``vector`` so models of different dimensions can coexist
 during a switch; an HNSW index needs fixed dimensions, so each model gets its own *partial
