@@ -77,18 +77,18 @@ def model_predicate(model: str, table: str | None = None) -> sql.Composed:
     return sql.SQL("{} = {}").format(ref, sql.Literal(model))
 
 
+def _slug(model: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")[:28]
+
+
 def index_name(model: str, dims: int) -> str:
     """A stable, valid identifier (<= 63 bytes) per (model, dims); sql/0032 computes it the same way."""
-    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")
-    digest = hashlib.md5(f"{model}/{dims}".encode()).hexdigest()[:8]
-    return f"embeddings_half_hnsw_{slug[:28]}_{dims}_{digest}"
+    return f"embeddings_half_hnsw_{_slug(model)}_{dims}_{hashlib.md5(f'{model}/{dims}'.encode()).hexdigest()[:8]}"
 
 
 def legacy_index_name(model: str, dims: int) -> str:
     """The name of the model's float index on ``job_embeddings`` before sql/0032 replaced it."""
-    slug = re.sub(r"[^a-z0-9]+", "_", model.lower()).strip("_")
-    digest = hashlib.sha1(f"{model}/{dims}".encode()).hexdigest()[:8]
-    return f"job_embeddings_hnsw_{slug[:28]}_{dims}_{digest}"
+    return f"job_embeddings_hnsw_{_slug(model)}_{dims}_{hashlib.sha1(f'{model}/{dims}'.encode()).hexdigest()[:8]}"
 
 
 def _lookup(conn: psycopg.Connection, name: str) -> tuple[bool, bool, dict[str, str]]:
