@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import psycopg
 
 from jobpipe.search.filters import build_filter_sql
-from jobpipe.search.fusion import RRF_K, Fused, LegResult, reciprocal_rank_fusion
+from jobpipe.search.fusion import RRF_K, Fused, LegResult, reciprocal_rank_fusion, skills_list, with_list
 from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.rerank import Reranker, document_text
@@ -24,12 +24,13 @@ from jobpipe.search.rerank import rerank as rerank_documents
 from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
 from jobpipe.search.understand import merge_filters, strip_spans, understand
 from jobpipe.search.vector import VectorPlan, choose_plan, embed_query, vector_candidates
-from jobpipe.store.jobs import load_jobs
+from jobpipe.store.jobs import load_jobs, skills_held
 from jobpipe.store.models import active_model
 
 MODES = ("hybrid", "vector", "keyword")
-#: Leg weights in the fusion (equal: see docs/search.md for the dev-set comparison).
-LEG_WEIGHTS = {"vector": 1.0, "keyword": 1.0}
+#: Leg weights in the fusion (equal: see docs/search.md for the dev-set comparison). The skills
+#: list weighs as much as each leg: 0.5-2 measured alike on the eval queries (docs/search.md).
+LEG_WEIGHTS = {"vector": 1.0, "keyword": 1.0, "skills": 1.0}
 
 T = TypeVar("T")
 
@@ -123,8 +124,18 @@ def search(
         notes.append("no searchable words in the query: newest matching postings first")
 
     fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(legs, k=rrf_k, weights=LEG_WEIGHTS))
+    wanted = _wanted_skills(understood, fsql) if effective == "hybrid" else []
+    held: dict[int, list[str]] = {}
+    if wanted and fused:
+        held = _timed(timings, "fuse", lambda: skills_held(conn, [f.job_id for f in fused], wanted))
+        fused = _timed(timings, "fuse", lambda: with_list(fused, skills_list(fused, held), k=rrf_k,
+                                                           weight=LEG_WEIGHTS["skills"]))
+        info["query_skills"] = wanted
     want = max(top_k, reranker.depth) if rerank and reranker is not None else top_k
     results = _timed(timings, "fetch", lambda: _results(conn, fused, want, collapse_duplicates))
+    for result in results:
+        if held.get(result.job_id):
+            result.extra["query_skills_held"] = held[result.job_id]
     rerank_info = None
     if rerank:
         results, rerank_info = _reranked(conn, query, results, reranker, timings, notes)
@@ -142,6 +153,12 @@ def search(
         auto_filters=tuple(sorted(taken)),
         rerank=rerank_info,
     )
+
+
+def _wanted_skills(understood: Any, fsql: Any) -> list[str]:
+    """The skills the query names that no filter already requires (every candidate holds those)."""
+    required = set(fsql.resolved.get("skills") or ())
+    return [s.value for s in understood.skills if s.value not in required]
 
 
 def _reranked(conn, query, results, reranker, timings, notes) -> tuple[list[SearchResult], dict[str, Any]]:

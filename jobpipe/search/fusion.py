@@ -13,14 +13,15 @@ of a broad plateau measured on the dev set (2..4 / 1 gave the same hit@5), see d
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 RRF_K = 60.0
 #: How much a leg's own normalized score scales its RRF contribution.
 SCORE_GAIN = {"keyword": 3.0, "vector": 1.0}
-#: Legs whose scores mean something to fusion (a browse list is newest first, unscored).
-LEGS = ("vector", "keyword", "browse")
+#: Lists fusion knows. Vector and keyword carry scores; a browse list is newest first and the
+#: skills list (:func:`skills_list`) is an order only, so neither has scores.
+LEGS = ("vector", "keyword", "browse", "skills")
 
 
 @dataclass(frozen=True)
@@ -94,4 +95,41 @@ def reciprocal_rank_fusion(
                 item.leg_scores[leg] = result.scores[rank - 1]
             boost = 1.0 + gains.get(leg, 0.0) * norm[rank - 1] if norm is not None else 1.0
             item.score += weight * boost / (k + rank)
-    return sorted(fused.values(), key=lambda f: (-f.score, min(f.ranks.values()), f.job_id))
+    return _ordered(fused.values())
+
+
+def with_list(fused: Sequence[Fused], result: LegResult, *, k: float = RRF_K, weight: float = 1.0) -> list[Fused]:
+    """``fused`` with one more unscored list's contributions, as if it had been fused with the legs.
+
+    Only ids already in ``fused`` count (the list re-orders candidates, it adds none; the items
+    are updated in place), so this
+    equals ``reciprocal_rank_fusion`` over the legs plus ``result`` without walking the legs again.
+    """
+    index = {f.job_id: f for f in fused}
+    for rank, job_id in enumerate(result.ids, start=1):
+        item = index.get(job_id)
+        if item is None or result.leg in item.ranks:
+            continue
+        item.ranks[result.leg] = rank
+        item.score += weight / (k + rank)
+    return _ordered(fused)
+
+
+def _ordered(items: Iterable[Fused]) -> list[Fused]:
+    """Best first; ties by the best single rank, then id."""
+    return sorted(items, key=lambda f: (-f.score, min(f.ranks.values()), f.job_id))
+
+
+def skills_list(fused: Sequence[Fused], held: Mapping[int, Sequence[str]]) -> LegResult:
+    """The fused candidates that hold skills the query names, most of them first, then in fused order.
+
+    A query that names a skill ("Flutter 开发工程师", "golang backend") mostly wants postings that
+    list it; both legs only approximate that (the vector leg by meaning, the keyword leg by
+    words that may sit in a benefits line). Fused as one more list (:func:`with_list`) it lifts,
+    among the candidates the legs found, those whose normalized skills hold what was asked,
+    without dropping the rest: a posting that lists no skills can still win on the other two.
+    ``held``: the query's skills each candidate lists (absent or empty: none).
+    """
+    shares = [(-len(held[item.job_id]), position, item.job_id)
+              for position, item in enumerate(fused) if held.get(item.job_id)]
+    return LegResult("skills", tuple(job_id for _, _, job_id in sorted(shares)))

@@ -99,6 +99,16 @@ def load_jobs(conn: psycopg.Connection, job_ids: Sequence[int],
     return {r["job_id"]: r for r in rows}
 
 
+def skills_held(conn: psycopg.Connection, job_ids: Sequence[int], skills: Sequence[str]) -> dict[int, list[str]]:
+    """Of ``skills`` (canonical names), those each job lists, in ``skills``' order; jobs listing none are absent."""
+    if not job_ids or not skills:
+        return {}
+    rows = conn.execute(
+        "SELECT job_id, skills FROM jobs WHERE job_id = ANY(%(ids)s) AND skills && %(wanted)s::text[]",
+        {"ids": list(job_ids), "wanted": list(skills)}).fetchall()
+    return {int(job_id): [s for s in skills if s in listed] for job_id, listed in rows}
+
+
 def load_open_jobs(conn: psycopg.Connection, fields: Sequence[str] = SUMMARY_FIELDS, *, after_id: int = 0,
                    limit: int = 20_000) -> list[dict[str, Any]]:
     """Open jobs by ascending ``job_id`` after ``after_id``, ``limit`` at a time (page through all of them)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobpipe.search.fusion import LegResult, normalized_scores, reciprocal_rank_fusion
+from jobpipe.search.fusion import LegResult, normalized_scores, reciprocal_rank_fusion, skills_list, with_list
 
 
 def legs(**lists) -> list[LegResult]:
@@ -57,3 +57,21 @@ def test_normalized_scores():
     assert normalized_scores("vector", [0.9, 0.7, 0.5]) == pytest.approx([1.0, 0.5, 0.0])
     assert normalized_scores("vector", [0.8, 0.8]) == [1.0, 1.0]
     assert normalized_scores("keyword", []) == []
+
+
+def test_skills_list_puts_more_held_skills_first_then_keeps_the_fused_order():
+    fused = reciprocal_rank_fusion(legs(vector=[1, 2, 3, 4, 5]), k=60)
+    held = {1: ["Go"], 2: [], 3: ["Go", "Kubernetes"], 4: ["Kubernetes"]}   # 5: holds none
+    assert skills_list(fused, held) == LegResult("skills", (3, 1, 4))
+    assert skills_list(fused, {}) == LegResult("skills", ())
+
+
+def test_adding_a_list_equals_fusing_it_with_the_legs():
+    base = legs(vector=[1, 2, 3, 9], keyword=[2, 1, 4])       # 1 and 2 tie
+    extra = LegResult("skills", (4, 2, 7))                       # 7: no leg found it, so it stays out
+    added = with_list(reciprocal_rank_fusion(base, k=60), extra, k=60, weight=0.5)
+    whole = [f for f in reciprocal_rank_fusion([*base, extra], k=60, weights={"skills": 0.5}) if f.job_id != 7]
+    assert [(f.job_id, f.ranks) for f in added] == [(f.job_id, f.ranks) for f in whole]
+    assert [f.score for f in added] == pytest.approx([f.score for f in whole])
+    assert [f.job_id for f in added][:2] == [2, 1]              # the holder wins the tie
+    assert 7 not in {f.job_id for f in added}

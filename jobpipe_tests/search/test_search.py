@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from jobpipe.search import SearchFilters, search
+from jobpipe.search import core as core_module
 from jobpipe.search import vector as vector_module
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import SCORE_GAIN
@@ -340,3 +341,31 @@ def test_a_larger_table_scans_a_filter_exactly_that_a_small_one_would_walk(db, m
     monkeypatch.setattr(vector_module, "EXACT_REFERENCE_ROWS", 20)          # 203 rows ~ 10x: cap 2 * sqrt(10)
     plan = vector_module.choose_plan(db, fsql)
     assert (plan.method, plan.filter_rows) == ("exact", 3)
+
+
+def test_a_posting_listing_the_skill_the_query_names_is_lifted(db, monkeypatch):
+    """Two postings alike in words and meaning; only one lists Kubernetes among its skills."""
+    prose = "平台团队招聘，日常工作涉及 Kubernetes 集群运维与发布流程。"
+    mention = insert_job(db, "mention", "平台工程师", description=prose, job_type="full_time")
+    listed = insert_job(db, "listed", "平台工程师", description=prose, job_type="full_time", skills=["Kubernetes"])
+    db.commit()
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+
+    response = search(db, "Kubernetes 平台工程师", embedder=embedder, top_k=5, debug=True)
+    order = [r.job_id for r in response.results]
+    assert order.index(listed) < order.index(mention)
+    assert response.debug["query_skills"] == ["Kubernetes"]
+    held = {r.job_id: r.extra.get("query_skills_held") for r in response.results}
+    assert held[listed] == ["Kubernetes"] and held[mention] is None
+
+    monkeypatch.setitem(core_module.LEG_WEIGHTS, "skills", 0.0)   # without it: the tie goes to the older id
+    order = [r.job_id for r in search(db, "Kubernetes 平台工程师", embedder=embedder, top_k=5).results]
+    assert order.index(mention) < order.index(listed)
+
+    # A filter that already requires the skill leaves nothing for the list to tell apart.
+    response = search(db, "Kubernetes 平台工程师", SearchFilters(skills=["kubernetes"]), embedder=embedder, debug=True)
+    assert "query_skills" not in response.debug
+    # Single-leg modes stay single-leg (they are the comparison).
+    assert "query_skills" not in search(db, "Kubernetes 平台工程师", embedder=embedder, mode="vector", debug=True).debug
