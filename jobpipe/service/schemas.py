@@ -113,6 +113,8 @@ class SearchHit(JobSummary):
     vector_similarity: float | None = Field(None, description="Cosine similarity of query and posting (vector list).")
     keyword_score: float | None = Field(None, description="The keyword list's BM25-style score.")
     rerank_score: float | None = Field(None, description="The rerank model's score (only when reranked).")
+    query_skills_held: list[str] | None = Field(
+        None, description="Skills the query names that this posting lists (they lifted it in the fusion).")
 
 
 class SearchResponseBody(BaseModel):

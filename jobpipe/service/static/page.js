@@ -115,6 +115,8 @@ function scoreParts(hit) {
     + (hit.vector_similarity != null ? " (similarity " + hit.vector_similarity.toFixed(3) + ")" : "") }));
   if (hit.keyword_rank) parts.push(el("span", { text: "keyword #" + hit.keyword_rank
     + (hit.keyword_score != null ? " (" + hit.keyword_score.toFixed(2) + ")" : "") }));
+  if (hit.query_skills_held && hit.query_skills_held.length)
+    parts.push(el("span", { text: "lists " + hit.query_skills_held.join(", ") }));
   if (hit.rerank_score != null) parts.push(el("span", { text: "rerank " + hit.rerank_score.toFixed(3) }));
   return el("div", { class: "parts" }, ...parts);
 }
