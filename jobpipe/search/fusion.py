@@ -13,15 +13,15 @@ of a broad plateau measured on the dev set (2..4 / 1 gave the same hit@5), see d
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 RRF_K = 60.0
 #: How much a leg's own normalized score scales its RRF contribution.
 SCORE_GAIN = {"keyword": 3.0, "vector": 1.0}
-#: Lists fusion knows. Vector and keyword carry scores; a browse list is newest first and the
-#: skills list (:func:`skills_list`) is an order only, so neither has scores.
-LEGS = ("vector", "keyword", "browse", "skills")
+#: Lists fusion knows. Vector and keyword carry scores; a browse list is newest first, and the
+#: skills and seniority lists (:func:`skills_list`, :func:`seniority_list`) are orders only.
+LEGS = ("vector", "keyword", "browse", "skills", "seniority")
 
 
 @dataclass(frozen=True)
@@ -133,3 +133,9 @@ def skills_list(fused: Sequence[Fused], held: Mapping[int, Sequence[str]]) -> Le
     shares = [(-len(held[item.job_id]), position, item.job_id)
               for position, item in enumerate(fused) if held.get(item.job_id)]
     return LegResult("skills", tuple(job_id for _, _, job_id in sorted(shares)))
+
+
+def seniority_list(fused: Sequence[Fused], matching: Collection[int]) -> LegResult:
+    """The fused candidates at the seniority the query states ("senior data scientist", "资深产品运营"),
+    in fused order: like :func:`skills_list`, a re-ordering of what the legs found."""
+    return LegResult("seniority", tuple(item.job_id for item in fused if item.job_id in matching))

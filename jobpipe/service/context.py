@@ -184,7 +184,8 @@ class ServiceContext:
             item.update(score=float(r.score), vector_rank=r.vector_rank, keyword_rank=r.keyword_rank,
                         fused_score=float(r.fused_score), vector_similarity=r.extra.get("vector_similarity"),
                         keyword_score=r.extra.get("keyword_score"), rerank_score=r.extra.get("rerank_score"),
-                        query_skills_held=r.extra.get("query_skills_held"))
+                        query_skills_held=r.extra.get("query_skills_held"),
+                        query_seniority_held=r.extra.get("query_seniority_held"))
             results.append(item)
         body: dict[str, Any] = {"results": results, "model": response.model,
                                 "mode": getattr(response, "mode", None),

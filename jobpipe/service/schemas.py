@@ -115,6 +115,8 @@ class SearchHit(JobSummary):
     rerank_score: float | None = Field(None, description="The rerank model's score (only when reranked).")
     query_skills_held: list[str] | None = Field(
         None, description="Skills the query names that this posting lists (they lifted it in the fusion).")
+    query_seniority_held: str | None = Field(
+        None, description="The seniority the query states, when this posting is at it (it lifted it in the fusion).")
 
 
 class SearchResponseBody(BaseModel):

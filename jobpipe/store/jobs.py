@@ -99,14 +99,18 @@ def load_jobs(conn: psycopg.Connection, job_ids: Sequence[int],
     return {r["job_id"]: r for r in rows}
 
 
-def skills_held(conn: psycopg.Connection, job_ids: Sequence[int], skills: Sequence[str]) -> dict[int, list[str]]:
-    """Of ``skills`` (canonical names), those each job lists, in ``skills``' order; jobs listing none are absent."""
-    if not job_ids or not skills:
+def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Sequence[str],
+                   seniority: str | None) -> dict[int, tuple[list[str], bool]]:
+    """Which of ``job_ids`` hold what a query states: (those of ``skills`` each lists, in ``skills``'
+    order; whether its seniority is ``seniority``). Jobs holding neither are absent."""
+    if not job_ids or not (skills or seniority):
         return {}
     rows = conn.execute(
-        "SELECT job_id, skills FROM jobs WHERE job_id = ANY(%(ids)s) AND skills && %(wanted)s::text[]",
-        {"ids": list(job_ids), "wanted": list(skills)}).fetchall()
-    return {int(job_id): [s for s in skills if s in listed] for job_id, listed in rows}
+        "SELECT job_id, skills, seniority FROM jobs WHERE job_id = ANY(%(ids)s) "
+        "AND (skills && %(wanted)s::text[] OR seniority = %(level)s)",
+        {"ids": list(job_ids), "wanted": list(skills), "level": seniority}).fetchall()
+    return {int(job_id): ([s for s in skills if s in listed], level is not None and level == seniority)
+            for job_id, listed, level in rows}
 
 
 def load_open_jobs(conn: psycopg.Connection, fields: Sequence[str] = SUMMARY_FIELDS, *, after_id: int = 0,

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from jobpipe.search.fusion import LegResult, normalized_scores, reciprocal_rank_fusion, skills_list, with_list
+from jobpipe.search.fusion import (
+    LegResult,
+    normalized_scores,
+    reciprocal_rank_fusion,
+    seniority_list,
+    skills_list,
+    with_list,
+)
 
 
 def legs(**lists) -> list[LegResult]:
@@ -75,3 +82,8 @@ def test_adding_a_list_equals_fusing_it_with_the_legs():
     assert [f.score for f in added] == pytest.approx([f.score for f in whole])
     assert [f.job_id for f in added][:2] == [2, 1]              # the holder wins the tie
     assert 7 not in {f.job_id for f in added}
+
+
+def test_seniority_list_keeps_the_fused_order_of_the_candidates_at_the_level():
+    fused = reciprocal_rank_fusion(legs(vector=[5, 4, 3, 2, 1]), k=60)
+    assert seniority_list(fused, {1, 4, 9}) == LegResult("seniority", (4, 1))

@@ -356,7 +356,7 @@ def test_a_posting_listing_the_skill_the_query_names_is_lifted(db, monkeypatch):
     response = search(db, "Kubernetes 平台工程师", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
     assert order.index(listed) < order.index(mention)
-    assert response.debug["query_skills"] == ["Kubernetes"]
+    assert response.debug["query_stated"] == {"skills": ["Kubernetes"], "seniority": None}
     held = {r.job_id: r.extra.get("query_skills_held") for r in response.results}
     assert held[listed] == ["Kubernetes"] and held[mention] is None
 
@@ -366,6 +366,29 @@ def test_a_posting_listing_the_skill_the_query_names_is_lifted(db, monkeypatch):
 
     # A filter that already requires the skill leaves nothing for the list to tell apart.
     response = search(db, "Kubernetes 平台工程师", SearchFilters(skills=["kubernetes"]), embedder=embedder, debug=True)
-    assert "query_skills" not in response.debug
+    assert "query_stated" not in response.debug
     # Single-leg modes stay single-leg (they are the comparison).
-    assert "query_skills" not in search(db, "Kubernetes 平台工程师", embedder=embedder, mode="vector", debug=True).debug
+    assert "query_stated" not in search(db, "Kubernetes 平台工程师", embedder=embedder, mode="vector", debug=True).debug
+
+
+def test_a_posting_at_the_seniority_the_query_states_is_lifted(db, monkeypatch):
+    """Two postings alike in words and meaning; the normalizer read "senior" from one title only."""
+    prose = "Build data pipelines and dashboards for the finance team."
+    plain = insert_job(db, "plain", "Data engineer, finance", description=prose + " Senior stakeholders.")
+    senior = insert_job(db, "senior", "Data engineer, finance", description=prose + " Senior stakeholders.")
+    db.execute("UPDATE jobs SET seniority = 'senior' WHERE job_id = %s", (senior,))
+    db.commit()
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+
+    response = search(db, "senior data engineer finance", embedder=embedder, top_k=5, debug=True)
+    order = [r.job_id for r in response.results]
+    assert order.index(senior) < order.index(plain)
+    assert response.debug["query_stated"]["seniority"] == "senior"
+    extra = {r.job_id: r.extra for r in response.results}
+    assert extra[senior]["query_seniority_held"] == "senior" and "query_seniority_held" not in extra[plain]
+
+    monkeypatch.setitem(core_module.LEG_WEIGHTS, "seniority", 0.0)   # without it: the tie goes to the older id
+    order = [r.job_id for r in search(db, "senior data engineer finance", embedder=embedder, top_k=5).results]
+    assert order.index(plain) < order.index(senior)

@@ -117,6 +117,7 @@ function scoreParts(hit) {
     + (hit.keyword_score != null ? " (" + hit.keyword_score.toFixed(2) + ")" : "") }));
   if (hit.query_skills_held && hit.query_skills_held.length)
     parts.push(el("span", { text: "lists " + hit.query_skills_held.join(", ") }));
+  if (hit.query_seniority_held) parts.push(el("span", { text: hit.query_seniority_held + " level" }));
   if (hit.rerank_score != null) parts.push(el("span", { text: "rerank " + hit.rerank_score.toFixed(3) }));
   return el("div", { class: "parts" }, ...parts);
 }
