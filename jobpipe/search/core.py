@@ -16,15 +16,7 @@ from typing import Any, TypeVar
 import psycopg
 
 from jobpipe.search.filters import build_filter_sql
-from jobpipe.search.fusion import (
-    RRF_K,
-    Fused,
-    LegResult,
-    reciprocal_rank_fusion,
-    seniority_list,
-    skills_list,
-    with_list,
-)
+from jobpipe.search.fusion import RRF_K, Fused, LegResult, reciprocal_rank_fusion, stated_list, with_list
 from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.search.rerank import Reranker, document_text
@@ -32,15 +24,16 @@ from jobpipe.search.rerank import rerank as rerank_documents
 from jobpipe.search.types import SearchFilters, SearchResponse, SearchResult
 from jobpipe.search.understand import merge_filters, strip_spans, understand
 from jobpipe.search.vector import VectorPlan, choose_plan, embed_query, vector_candidates
-from jobpipe.store.jobs import load_jobs, stated_matches
+from jobpipe.store.jobs import Stated, load_jobs, stated_matches
 from jobpipe.store.models import active_model
 
 MODES = ("hybrid", "vector", "keyword")
-#: Leg weights in the fusion (equal: see docs/search.md for the dev-set comparison). The skills
-#: list weighs as much as each leg (0.5-2 measured alike); the seniority list half as much: a level
-#: is a softer statement than a skill ("lead" and "staff" are often the same job), and at 1 it lost
-#: a known item of the shared dev set that 0.5 kept (docs/search.md "What the query states").
-LEG_WEIGHTS = {"vector": 1.0, "keyword": 1.0, "skills": 1.0, "seniority": 0.5}
+#: Leg weights in the fusion (equal: see docs/search.md for the dev-set comparison). The lists of
+#: what the query states weigh as much as each leg (skills: 0.5-2 measured alike), the seniority
+#: list half as much: a level is a softer statement than a skill ("lead" and "staff" are often the
+#: same job), and at 1 it lost a known item of the shared dev set that 0.5 kept (docs/search.md
+#: "What the query states").
+LEG_WEIGHTS = {"vector": 1.0, "keyword": 1.0, "skills": 1.0, "seniority": 0.5, "constraints": 1.0}
 
 T = TypeVar("T")
 
@@ -134,17 +127,23 @@ def search(
         notes.append("no searchable words in the query: newest matching postings first")
 
     fused = _timed(timings, "fuse", lambda: reciprocal_rank_fusion(legs, k=rrf_k, weights=LEG_WEIGHTS))
-    stated: dict[int, tuple[list[str], bool]] = {}
+    stated: dict[int, Stated] = {}
+    constraints: list[str] = []
     if effective == "hybrid" and fused:
-        fused, stated = _stated_lists(conn, fused, understood, fsql, rrf_k, timings, info)
+        fused, stated, constraints = _stated_lists(conn, fused, understood, filters, fsql, rrf_k, timings, info)
     want = max(top_k, reranker.depth) if rerank and reranker is not None else top_k
     results = _timed(timings, "fetch", lambda: _results(conn, fused, want, collapse_duplicates))
     for result in results:
-        skills, level = stated.get(result.job_id, ([], False))
-        if skills:
-            result.extra["query_skills_held"] = skills
-        if level and understood.seniority is not None:
+        held = stated.get(result.job_id)
+        if held is None:
+            continue
+        if held.skills:
+            result.extra["query_skills_held"] = list(held.skills)
+        if held.seniority and understood.seniority is not None:
             result.extra["query_seniority_held"] = understood.seniority.value
+        met = [name for name, ok in zip(constraints, held.conditions, strict=True) if ok]
+        if met:
+            result.extra["query_constraints_met"] = met
     rerank_info = None
     if rerank:
         results, rerank_info = _reranked(conn, query, results, reranker, timings, notes)
@@ -164,35 +163,41 @@ def search(
     )
 
 
-def _stated_lists(conn, fused, understood, fsql, rrf_k, timings,
-                  info) -> tuple[list[Fused], dict[int, tuple[list[str], bool]]]:
-    """``fused`` re-ordered by what the query states beyond its filters: the skills it names
-    (those no filter already requires: every candidate holds them) and its seniority.
+def _stated_lists(conn, fused, understood, filters, fsql, rrf_k, timings,
+                  info) -> tuple[list[Fused], dict[int, Stated], list[str]]:
+    """``fused`` re-ordered by what the query states beyond its filters (``fusion.stated_list``).
 
-    Both legs only approximate "postings that list this skill" or "senior roles" (by meaning, by
-    words that may sit anywhere in a description); the normalized fields say it. Each becomes
-    one more fused list of the candidates that hold it (``fusion.skills_list``,
-    ``fusion.seniority_list``), weighted by ``LEG_WEIGHTS``; one lookup reads both.
+    Three lists, each of the candidates holding it: the skills the query names (those no filter
+    already requires: every candidate holds them), its seniority, and the constraints it states
+    that no filter applies (city, job type, remote, pay, freshness: ``auto_filters`` off, the
+    API's default). Each is weighted by ``LEG_WEIGHTS``; one lookup reads all three. Returns the
+    order, what each candidate holds and the names of the constraints, in ``Stated.conditions``' order.
     """
     required = set(fsql.resolved.get("skills") or ())
     skills = [s.value for s in understood.skills if s.value not in required]
     level = understood.seniority.value if understood.seniority else None
-    if not skills and level is None:
-        return fused, {}
-    stated = _timed(timings, "fuse", lambda: stated_matches(conn, [f.job_id for f in fused], skills, level))
+    merged, soft = merge_filters(filters, understood)
+    names = sorted(soft)
+    conditions = []
+    for name in names:
+        only = {name: getattr(merged, name)} | ({"currency": merged.currency} if name == "salary_min" else {})
+        condition = build_filter_sql(SearchFilters.model_validate({"include_closed": True, **only}))
+        conditions.append((condition.where, condition.params))
+    if not (skills or level or conditions):
+        return fused, {}, []
+    stated = _timed(timings, "fuse", lambda: stated_matches(conn, [f.job_id for f in fused], skills, level, conditions))
 
     def reorder() -> list[Fused]:
         out = fused
-        if skills:
-            held = {job_id: listed for job_id, (listed, _) in stated.items() if listed}
-            out = with_list(out, skills_list(out, held), k=rrf_k, weight=LEG_WEIGHTS["skills"])
-        if level is not None:
-            at_level = {job_id for job_id, (_, same) in stated.items() if same}
-            out = with_list(out, seniority_list(out, at_level), k=rrf_k, weight=LEG_WEIGHTS["seniority"])
+        for leg, counts in (("skills", {i: len(s.skills) for i, s in stated.items()}),
+                            ("seniority", {i: int(s.seniority) for i, s in stated.items()}),
+                            ("constraints", {i: sum(s.conditions) for i, s in stated.items()})):
+            if any(counts.values()):
+                out = with_list(out, stated_list(leg, out, counts), k=rrf_k, weight=LEG_WEIGHTS[leg])
         return out
 
-    info["query_stated"] = {"skills": skills, "seniority": level}
-    return _timed(timings, "fuse", reorder), stated
+    info["query_stated"] = {"skills": skills, "seniority": level, "constraints": names}
+    return _timed(timings, "fuse", reorder), stated, names
 
 
 def _reranked(conn, query, results, reranker, timings, notes) -> tuple[list[SearchResult], dict[str, Any]]:

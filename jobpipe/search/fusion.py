@@ -13,15 +13,15 @@ of a broad plateau measured on the dev set (2..4 / 1 gave the same hit@5), see d
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 RRF_K = 60.0
 #: How much a leg's own normalized score scales its RRF contribution.
 SCORE_GAIN = {"keyword": 3.0, "vector": 1.0}
 #: Lists fusion knows. Vector and keyword carry scores; a browse list is newest first, and the
-#: skills and seniority lists (:func:`skills_list`, :func:`seniority_list`) are orders only.
-LEGS = ("vector", "keyword", "browse", "skills", "seniority")
+#: lists of what the query states (:func:`stated_list`) are orders only.
+LEGS = ("vector", "keyword", "browse", "skills", "seniority", "constraints")
 
 
 @dataclass(frozen=True)
@@ -120,22 +120,19 @@ def _ordered(items: Iterable[Fused]) -> list[Fused]:
     return sorted(items, key=lambda f: (-f.score, min(f.ranks.values()), f.job_id))
 
 
-def skills_list(fused: Sequence[Fused], held: Mapping[int, Sequence[str]]) -> LegResult:
-    """The fused candidates that hold skills the query names, most of them first, then in fused order.
+def stated_list(leg: str, fused: Sequence[Fused], counts: Mapping[int, int]) -> LegResult:
+    """The fused candidates that hold what the query states, those holding most first, then in fused order.
 
-    A query that names a skill ("Flutter 开发工程师", "golang backend") mostly wants postings that
-    list it; both legs only approximate that (the vector leg by meaning, the keyword leg by
-    words that may sit in a benefits line). Fused as one more list (:func:`with_list`) it lifts,
-    among the candidates the legs found, those whose normalized skills hold what was asked,
-    without dropping the rest: a posting that lists no skills can still win on the other two.
-    ``held``: the query's skills each candidate lists (absent or empty: none).
+    A query that names a skill ("Flutter 开发工程师"), a level ("senior data scientist") or a
+    place it is not filtered by ("上海 测试工程师" without a city filter) mostly wants postings
+    whose normalized fields say so; both legs only approximate that (the vector leg by meaning,
+    the keyword leg by words that may sit in a benefits line). Fused as one more list
+    (:func:`with_list`) it lifts, among the candidates the legs found, those that hold it,
+    without dropping the rest. ``counts``: how many of the statements each candidate holds
+    (absent or 0: none).
     """
-    shares = [(-len(held[item.job_id]), position, item.job_id)
-              for position, item in enumerate(fused) if held.get(item.job_id)]
-    return LegResult("skills", tuple(job_id for _, _, job_id in sorted(shares)))
-
-
-def seniority_list(fused: Sequence[Fused], matching: Collection[int]) -> LegResult:
-    """The fused candidates at the seniority the query states ("senior data scientist", "资深产品运营"),
-    in fused order: like :func:`skills_list`, a re-ordering of what the legs found."""
-    return LegResult("seniority", tuple(item.job_id for item in fused if item.job_id in matching))
+    if leg not in LEGS:
+        raise ValueError(f"unknown list {leg!r} (known: {', '.join(LEGS)})")
+    held = [(-counts[item.job_id], position, item.job_id)
+            for position, item in enumerate(fused) if counts.get(item.job_id)]
+    return LegResult(leg, tuple(job_id for _, _, job_id in sorted(held)))

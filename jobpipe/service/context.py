@@ -185,7 +185,8 @@ class ServiceContext:
                         fused_score=float(r.fused_score), vector_similarity=r.extra.get("vector_similarity"),
                         keyword_score=r.extra.get("keyword_score"), rerank_score=r.extra.get("rerank_score"),
                         query_skills_held=r.extra.get("query_skills_held"),
-                        query_seniority_held=r.extra.get("query_seniority_held"))
+                        query_seniority_held=r.extra.get("query_seniority_held"),
+                        query_constraints_met=r.extra.get("query_constraints_met"))
             results.append(item)
         body: dict[str, Any] = {"results": results, "model": response.model,
                                 "mode": getattr(response, "mode", None),

@@ -10,7 +10,8 @@ A reader asks for the fields it needs (search results leave the description out)
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -99,18 +100,40 @@ def load_jobs(conn: psycopg.Connection, job_ids: Sequence[int],
     return {r["job_id"]: r for r in rows}
 
 
-def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Sequence[str],
-                   seniority: str | None) -> dict[int, tuple[list[str], bool]]:
-    """Which of ``job_ids`` hold what a query states: (those of ``skills`` each lists, in ``skills``'
-    order; whether its seniority is ``seniority``). Jobs holding neither are absent."""
-    if not job_ids or not (skills or seniority):
+@dataclass(frozen=True)
+class Stated:
+    """What a job holds of a query's statements (``stated_matches``)."""
+
+    skills: tuple[str, ...]        # the named skills it lists, in the query's order
+    seniority: bool                # it is at the stated level
+    conditions: tuple[bool, ...]   # each stated condition, in the order given: it meets it
+
+    def __bool__(self) -> bool:
+        return bool(self.skills) or self.seniority or any(self.conditions)
+
+
+def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Sequence[str], seniority: str | None,
+                   conditions: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> dict[int, Stated]:
+    """Which of ``job_ids`` hold what a query states; jobs holding nothing are absent.
+
+    ``conditions``: SQL conditions on ``jobs j`` with their parameters (``jobpipe.search.filters``'
+    fragments, their parameter names distinct), each evaluated per job; NULL counts as not met.
+    """
+    if not job_ids or not (skills or seniority or conditions):
         return {}
-    rows = conn.execute(
-        "SELECT job_id, skills, seniority FROM jobs WHERE job_id = ANY(%(ids)s) "
-        "AND (skills && %(wanted)s::text[] OR seniority = %(level)s)",
-        {"ids": list(job_ids), "wanted": list(skills), "level": seniority}).fetchall()
-    return {int(job_id): ([s for s in skills if s in listed], level is not None and level == seniority)
-            for job_id, listed, level in rows}
+    params: dict[str, Any] = {"ids": list(job_ids), "wanted": list(skills), "level": seniority}
+    for _, values in conditions:
+        params.update(values)
+    met = "".join(f", coalesce(({where}), false)" for where, _ in conditions)
+    rows = conn.execute(f"SELECT j.job_id, j.skills, j.seniority{met} FROM jobs j WHERE j.job_id = ANY(%(ids)s)",
+                        params).fetchall()
+    out: dict[int, Stated] = {}
+    for job_id, listed, level, *flags in rows:
+        found = Stated(tuple(s for s in skills if s in (listed or ())), seniority is not None and level == seniority,
+                       tuple(bool(f) for f in flags))
+        if found:
+            out[int(job_id)] = found
+    return out
 
 
 def load_open_jobs(conn: psycopg.Connection, fields: Sequence[str] = SUMMARY_FIELDS, *, after_id: int = 0,

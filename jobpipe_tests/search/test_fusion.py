@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobpipe.search.fusion import (
-    LegResult,
-    normalized_scores,
-    reciprocal_rank_fusion,
-    seniority_list,
-    skills_list,
-    with_list,
-)
+from jobpipe.search.fusion import LegResult, normalized_scores, reciprocal_rank_fusion, stated_list, with_list
 
 
 def legs(**lists) -> list[LegResult]:
@@ -66,11 +59,13 @@ def test_normalized_scores():
     assert normalized_scores("keyword", []) == []
 
 
-def test_skills_list_puts_more_held_skills_first_then_keeps_the_fused_order():
+def test_a_stated_list_puts_candidates_holding_more_first_then_keeps_the_fused_order():
     fused = reciprocal_rank_fusion(legs(vector=[1, 2, 3, 4, 5]), k=60)
-    held = {1: ["Go"], 2: [], 3: ["Go", "Kubernetes"], 4: ["Kubernetes"]}   # 5: holds none
-    assert skills_list(fused, held) == LegResult("skills", (3, 1, 4))
-    assert skills_list(fused, {}) == LegResult("skills", ())
+    counts = {1: 1, 2: 0, 3: 2, 4: 1}   # 5: holds nothing
+    assert stated_list("skills", fused, counts) == LegResult("skills", (3, 1, 4))
+    assert stated_list("seniority", fused, {}) == LegResult("seniority", ())
+    with pytest.raises(ValueError, match="unknown list"):
+        stated_list("mood", fused, counts)
 
 
 def test_adding_a_list_equals_fusing_it_with_the_legs():
@@ -82,8 +77,3 @@ def test_adding_a_list_equals_fusing_it_with_the_legs():
     assert [f.score for f in added] == pytest.approx([f.score for f in whole])
     assert [f.job_id for f in added][:2] == [2, 1]              # the holder wins the tie
     assert 7 not in {f.job_id for f in added}
-
-
-def test_seniority_list_keeps_the_fused_order_of_the_candidates_at_the_level():
-    fused = reciprocal_rank_fusion(legs(vector=[5, 4, 3, 2, 1]), k=60)
-    assert seniority_list(fused, {1, 4, 9}) == LegResult("seniority", (4, 1))

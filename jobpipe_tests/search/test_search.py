@@ -356,7 +356,7 @@ def test_a_posting_listing_the_skill_the_query_names_is_lifted(db, monkeypatch):
     response = search(db, "Kubernetes 平台工程师", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
     assert order.index(listed) < order.index(mention)
-    assert response.debug["query_stated"] == {"skills": ["Kubernetes"], "seniority": None}
+    assert response.debug["query_stated"] == {"skills": ["Kubernetes"], "seniority": None, "constraints": []}
     held = {r.job_id: r.extra.get("query_skills_held") for r in response.results}
     assert held[listed] == ["Kubernetes"] and held[mention] is None
 
@@ -392,3 +392,34 @@ def test_a_posting_at_the_seniority_the_query_states_is_lifted(db, monkeypatch):
     monkeypatch.setitem(core_module.LEG_WEIGHTS, "seniority", 0.0)   # without it: the tie goes to the older id
     order = [r.job_id for r in search(db, "senior data engineer finance", embedder=embedder, top_k=5).results]
     assert order.index(plain) < order.index(senior)
+
+
+def test_a_posting_meeting_a_constraint_no_filter_applies_is_lifted(db, monkeypatch):
+    """"上海 数据分析" without a city filter (auto_filters off, the API's default): the Shanghai
+    posting goes ahead of its Beijing twin; with auto_filters the city is a filter instead."""
+    prose = "负责用户增长数据分析，熟练使用 SQL。"
+    beijing = insert_job(db, "bj", "数据分析师", cities=["Beijing"], description=prose, job_type="full_time")
+    shanghai = insert_job(db, "sh", "数据分析师", cities=["Shanghai"], description=prose, job_type="full_time")
+    db.commit()
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+
+    response = search(db, "上海 数据分析师", embedder=embedder, top_k=5, debug=True)
+    order = [r.job_id for r in response.results]
+    assert order == [shanghai, beijing]          # nothing dropped: a preference, not a filter
+    assert response.debug["query_stated"]["constraints"] == ["city"]
+    extra = {r.job_id: r.extra for r in response.results}
+    assert extra[shanghai]["query_constraints_met"] == ["city"] and "query_constraints_met" not in extra[beijing]
+
+    with_list = {r.job_id: r.score for r in response.results}
+    monkeypatch.setitem(core_module.LEG_WEIGHTS, "constraints", 0.0)
+    without = {r.job_id: r.score for r in search(db, "上海 数据分析师", embedder=embedder, top_k=5).results}
+    assert with_list[shanghai] - without[shanghai] == pytest.approx(1 / 61, abs=1e-6)   # first of the list
+    assert with_list[beijing] == pytest.approx(without[beijing], abs=1e-6)
+
+    applied = search(db, "上海 数据分析师", embedder=embedder, top_k=5, auto_filters=True, debug=True)
+    assert [r.job_id for r in applied.results] == [shanghai]
+    assert applied.debug.get("query_stated", {}).get("constraints", []) == []
+    explicit = search(db, "上海 数据分析师", SearchFilters(city="Beijing"), embedder=embedder, debug=True)
+    assert [r.job_id for r in explicit.results] == [beijing]      # an explicit filter wins; no list for it

@@ -63,6 +63,10 @@ def test_search_says_what_the_query_states_and_applies_it_only_when_asked(client
     assert body["understood"]["city"] == {"value": "Beijing", "text": "北京", "start": 0, "end": 2}
     assert body["auto_filters"] == [] and body["applied_filters"]["city"] is None
     assert {r["job_id"] for r in body["results"]} - {seeded["py-bj"], seeded["evil"]}   # not filtered by default
+    # ... but a preference: each hit says which stated constraint it meets, and those in Beijing lead
+    met = [bool(r["query_constraints_met"]) for r in body["results"]]
+    assert met[0] and met == sorted(met, reverse=True)
+    assert all(("Beijing" in r["cities"]) == bool(r["query_constraints_met"]) for r in body["results"])
     auto = client.post("/search", json={"query": "北京的 python 后端", "auto_filters": True}).json()
     assert auto["auto_filters"] == ["city"] and auto["applied_filters"]["city"] == "Beijing"
     assert auto["results"] and all("Beijing" in r["cities"] for r in auto["results"])

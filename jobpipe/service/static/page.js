@@ -118,6 +118,8 @@ function scoreParts(hit) {
   if (hit.query_skills_held && hit.query_skills_held.length)
     parts.push(el("span", { text: "lists " + hit.query_skills_held.join(", ") }));
   if (hit.query_seniority_held) parts.push(el("span", { text: hit.query_seniority_held + " level" }));
+  if (hit.query_constraints_met && hit.query_constraints_met.length)
+    parts.push(el("span", { text: "meets " + hit.query_constraints_met.join(", ").replace(/_/g, " ") }));
   if (hit.rerank_score != null) parts.push(el("span", { text: "rerank " + hit.rerank_score.toFixed(3) }));
   return el("div", { class: "parts" }, ...parts);
 }
