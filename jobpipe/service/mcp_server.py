@@ -120,7 +120,8 @@ def format_understood(body: dict[str, Any]) -> str:
     if not parts:
         return ""
     filterable = any(understood.get(n) for n in ("city", "job_type", "remote", "salary_min", "posted_within_days"))
-    hint = " (pass auto_filters=true, or these as filters, to apply them)" if filterable and not taken else ""
+    hint = (" (preferred in the ranking, not required: pass auto_filters=true, or these as filters, to require them)"
+            if filterable and not taken else "")
     return "The query states: " + "; ".join(parts) + hint + "."
 
 

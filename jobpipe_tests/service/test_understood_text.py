@@ -20,6 +20,7 @@ def test_understood_line_names_values_spans_and_what_was_applied():
 def test_understood_line_suggests_auto_filters_when_nothing_was_applied():
     text = format_search(_body("深圳的 AI Agent 实习", []), "q")
     assert "job_type=intern ('实习')" in text and "[applied]" not in text and "auto_filters=true" in text
+    assert "preferred in the ranking, not required" in text
 
 
 def test_skills_alone_are_named_without_the_filter_hint():
