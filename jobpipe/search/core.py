@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import psycopg
 
+from jobpipe.search.families import counts_for
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import RRF_K, Fused, LegResult, reciprocal_rank_fusion, stated_list, with_list
 from jobpipe.search.keyword import browse_candidates, keyword_candidates, prepare_concepts
@@ -185,7 +186,9 @@ def _stated_lists(conn, fused, understood, filters, fsql, rrf_k, timings,
         conditions.append((condition.where, condition.params))
     if not (skills or level or conditions):
         return fused, {}, []
-    stated = _timed(timings, "fuse", lambda: stated_matches(conn, [f.job_id for f in fused], skills, level, conditions))
+    families = {skill: counts_for(skill) for skill in skills}
+    stated = _timed(timings, "fuse", lambda: stated_matches(conn, [f.job_id for f in fused], families, level,
+                                                            conditions))
 
     def reorder() -> list[Fused]:
         out = fused

@@ -10,7 +10,7 @@ A reader asks for the fields it needs (search results leave the description out)
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,16 +112,18 @@ class Stated:
         return bool(self.skills) or self.seniority or any(self.conditions)
 
 
-def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Sequence[str], seniority: str | None,
-                   conditions: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> dict[int, Stated]:
+def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Mapping[str, Collection[str]],
+                   seniority: str | None, conditions: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> dict[int, Stated]:
     """Which of ``job_ids`` hold what a query states; jobs holding nothing are absent.
 
+    ``skills``: each named skill -> the listed skills that count for it (itself, and narrower ones);
     ``conditions``: SQL conditions on ``jobs j`` with their parameters (``jobpipe.search.filters``'
     fragments, their parameter names distinct), each evaluated per job; NULL counts as not met.
     """
     if not job_ids or not (skills or seniority or conditions):
         return {}
-    params: dict[str, Any] = {"ids": list(job_ids), "wanted": list(skills), "level": seniority}
+    listed_any = sorted(set().union(*skills.values())) if skills else []
+    params: dict[str, Any] = {"ids": list(job_ids), "level": seniority}
     for _, values in conditions:
         params.update(values)
     met = "".join(f", coalesce(({where}), false)" for where, _ in conditions)
@@ -129,8 +131,9 @@ def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Seq
                         params).fetchall()
     out: dict[int, Stated] = {}
     for job_id, listed, level, *flags in rows:
-        found = Stated(tuple(s for s in skills if s in (listed or ())), seniority is not None and level == seniority,
-                       tuple(bool(f) for f in flags))
+        have = set(listed or ()).intersection(listed_any)
+        found = Stated(tuple(s for s, names in skills.items() if have.intersection(names)),
+                       seniority is not None and level == seniority, tuple(bool(f) for f in flags))
         if found:
             out[int(job_id)] = found
     return out

@@ -423,3 +423,21 @@ def test_a_posting_meeting_a_constraint_no_filter_applies_is_lifted(db, monkeypa
     assert applied.debug.get("query_stated", {}).get("constraints", []) == []
     explicit = search(db, "上海 数据分析师", SearchFilters(city="Beijing"), embedder=embedder, debug=True)
     assert [r.job_id for r in explicit.results] == [beijing]      # an explicit filter wins; no list for it
+
+
+def test_a_posting_listing_a_narrower_skill_holds_the_family_the_query_names(db):
+    """"智能合约工程师" names Smart Contracts; a posting listing only Solidity holds it, one listing
+    nothing does not."""
+    prose = "负责链上协议开发与审计。"
+    bare = insert_job(db, "bare", "区块链开发工程师", description=prose, job_type="full_time")
+    solidity = insert_job(db, "solidity", "区块链开发工程师", description=prose, job_type="full_time",
+                          skills=["Solidity"])
+    db.commit()
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    response = search(db, "智能合约 区块链开发工程师", embedder=embedder, top_k=5, debug=True)
+    order = [r.job_id for r in response.results]
+    assert order.index(solidity) < order.index(bare)
+    held = {r.job_id: r.extra.get("query_skills_held") for r in response.results}
+    assert held[solidity] == ["Smart Contracts", "Blockchain"] and held[bare] is None   # Solidity counts for both
