@@ -399,13 +399,16 @@ class MatchRefresh:
 #: What a stored list's scores are made of (globs below jobpipe/): changing any of them recomputes
 #: every list on the next refresh, as a changed profile would, so an upgrade never keeps the old
 #: scorer's ranking under the new one's name.
-_SCORER_CODE = ("candidates/scoring.py", "candidates/preferences.py", "candidates/tiers.py", "candidates/matching.py")
+_SCORER_CODE = ("candidates/scoring.py", "candidates/preferences.py", "candidates/tiers.py", "candidates/matching.py",
+                "search/families.py")
+#: Data the scorer reads: the skill families a candidate's listed skills count for.
+_SCORER_DATA = ("search/data/skill_families.yaml",)
 
 
 @functools.cache
 def scorer_version() -> str:
     """12 hex digits, equal exactly when the code that scores and ranks a list is the same."""
-    return code_digest("candidate scorer", _SCORER_CODE)[:12]
+    return code_digest("candidate scorer", _SCORER_CODE, _SCORER_DATA)[:12]
 
 
 def _list_hash(match_hash: str) -> str:

@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from jobpipe.candidates.models import CandidateProfile
 from jobpipe.candidates.scoring import _TYPE_CODES, DEGREE_LEVELS, LEVELS, CandidateFeatures, JobBatch, to_usd
 from jobpipe.normalize.location import city_country
+from jobpipe.search.families import with_families
 from jobpipe.search.filters import DEFAULT_CURRENCY, FilterSQL, build_filter_sql
 from jobpipe.search.resolve import canonical_skill, resolve_city
 from jobpipe.search.types import (
@@ -196,7 +197,7 @@ def effective(profile: CandidateProfile, prefs: CandidatePreferences) -> Effecti
 def candidate_features(candidate_id: str, profile: CandidateProfile, eff: Effective) -> CandidateFeatures:
     countries = frozenset(c for c in (city_country(city) for city in eff.cities) if c)
     return CandidateFeatures(
-        candidate_id=candidate_id, skills=frozenset(eff.skills), cities=tuple(eff.cities), countries=countries,
+        candidate_id=candidate_id, skills=with_families(eff.skills), cities=tuple(eff.cities), countries=countries,
         remote=eff.remote, job_types=frozenset(eff.job_types), years=profile.experience_years,
         level=LEVELS.get(profile.seniority or ""), salary_floor_usd=to_usd(eff.salary_floor, eff.currency),
         degree=DEGREE_LEVELS.get(profile.degree or ""),

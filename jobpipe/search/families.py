@@ -9,6 +9,7 @@ posting lists this skill".
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -48,3 +49,22 @@ def _families() -> dict[str, frozenset[str]]:
 def counts_for(skill: str) -> frozenset[str]:
     """The skills whose listing counts as holding ``skill``: itself and its family's narrower ones."""
     return _families().get(skill, frozenset({skill}))
+
+
+@lru_cache(maxsize=1)
+def _broader() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for broader, members in _families().items():
+        for member in members:
+            if member != broader:
+                out.setdefault(member, set()).add(broader)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def with_families(skills: Iterable[str]) -> frozenset[str]:
+    """``skills`` and every broader skill one of them counts for (Solidity: Smart Contracts, Blockchain)."""
+    held = set(skills)
+    table = _broader()
+    for skill in list(held):
+        held |= table.get(skill, frozenset())
+    return frozenset(held)

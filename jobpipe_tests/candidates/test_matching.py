@@ -395,3 +395,17 @@ def test_posting_identity_is_one_string_in_python_and_sql_and_sorts_alike(db):
     assert md5 == {n: hashlib.md5(posting_identity(s, e).encode()).hexdigest() for n, (s, e) in enumerate(_TRICKY_IDS)}
     with pytest.raises(ValueError):
         posting_identity_sql("j; DROP TABLE jobs")
+
+
+def test_a_listed_tool_holds_the_skill_family_a_job_asks_for(db):
+    """A resume naming PyTorch holds a job's "Deep Learning" (jobpipe/search/data/skill_families.yaml)."""
+    from jobpipe_tests.service.support import JOBS
+
+    job = {**JOBS[1], "external_id": "dl", "skills": ["deep learning", "python"],
+           "description_text": "训练与评测深度模型。"}
+    ids = insert_jobs(db, [job])
+    embed_jobs(db, HashEmbedder())
+    (result,) = match(db, resume_text="Research engineer. Skills: PyTorch, Python.", top_k=1, embedder=HashEmbedder())
+    assert result.job_id == ids["dl"]
+    assert set(result.matched_skills) == {canonical_skill("deep learning"), canonical_skill("python")}
+    assert result.missing_skills == []

@@ -31,3 +31,10 @@ def test_a_name_the_taxonomy_does_not_know_is_refused(tmp_path, monkeypatch):
             families.counts_for("Backend")
     finally:
         families._families.cache_clear()
+
+
+def test_listed_skills_gain_every_broader_skill_they_count_for():
+    held = families.with_families(["Solidity", "Java"])
+    assert {"Solidity", "Java", "Smart Contracts", "Blockchain"} <= held
+    assert "Backend" not in held                      # Java is in no family
+    assert families.with_families([]) == frozenset()
