@@ -123,12 +123,14 @@ def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Map
     if not job_ids or not (skills or seniority or conditions):
         return {}
     listed_any = sorted(set().union(*skills.values())) if skills else []
-    params: dict[str, Any] = {"ids": list(job_ids), "level": seniority}
+    params: dict[str, Any] = {"ids": list(job_ids), "listed": listed_any, "level": seniority}
     for _, values in conditions:
         params.update(values)
-    met = "".join(f", coalesce(({where}), false)" for where, _ in conditions)
-    rows = conn.execute(f"SELECT j.job_id, j.skills, j.seniority{met} FROM jobs j WHERE j.job_id = ANY(%(ids)s)",
-                        params).fetchall()
+    met = [f"coalesce(({where}), false)" for where, _ in conditions]
+    # Only the jobs holding something come back: most candidates hold nothing.
+    holds = " OR ".join(["j.skills && %(listed)s::text[]", "j.seniority = %(level)s", *met])
+    rows = conn.execute(f"SELECT j.job_id, j.skills, j.seniority{''.join(', ' + m for m in met)} FROM jobs j "
+                        f"WHERE j.job_id = ANY(%(ids)s) AND ({holds})", params).fetchall()
     out: dict[int, Stated] = {}
     for job_id, listed, level, *flags in rows:
         have = set(listed or ()).intersection(listed_any)
