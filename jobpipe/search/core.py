@@ -131,7 +131,8 @@ def search(
     stated: dict[int, Stated] = {}
     constraints: list[str] = []
     if effective == "hybrid" and fused:
-        fused, stated, constraints = _stated_lists(conn, fused, understood, filters, fsql, rrf_k, timings, info)
+        fused, stated, constraints = _stated_lists(conn, fused, understood, filters, fsql, rrf_k, depth, timings,
+                                                   info)
     want = max(top_k, reranker.depth) if rerank and reranker is not None else top_k
     results = _timed(timings, "fetch", lambda: _results(conn, fused, want, collapse_duplicates))
     for result in results:
@@ -164,7 +165,7 @@ def search(
     )
 
 
-def _stated_lists(conn, fused, understood, filters, fsql, rrf_k, timings,
+def _stated_lists(conn, fused, understood, filters, fsql, rrf_k, depth, timings,
                   info) -> tuple[list[Fused], dict[int, Stated], list[str]]:
     """``fused`` re-ordered by what the query states beyond its filters (``fusion.stated_list``).
 
@@ -187,8 +188,11 @@ def _stated_lists(conn, fused, understood, filters, fsql, rrf_k, timings,
     if not (skills or level or conditions):
         return fused, {}, []
     families = {skill: counts_for(skill) for skill in skills}
-    stated = _timed(timings, "fuse", lambda: stated_matches(conn, [f.job_id for f in fused], families, level,
-                                                            conditions))
+    # The first ``depth`` fused candidates only (as many as one leg returns): the lookup's cost
+    # is a heap visit per candidate, and lifting the ones below changed nothing measured (eval
+    # queries at top_k 50: identical with 100 or all ~200; docs/search.md).
+    stated = _timed(timings, "fuse", lambda: stated_matches(conn, [f.job_id for f in fused[:depth]], families,
+                                                            level, conditions))
 
     def reorder() -> list[Fused]:
         out = fused
