@@ -441,3 +441,19 @@ def test_a_posting_listing_a_narrower_skill_holds_the_family_the_query_names(db)
     assert order.index(solidity) < order.index(bare)
     held = {r.job_id: r.extra.get("query_skills_held") for r in response.results}
     assert held[solidity] == ["Smart Contracts", "Blockchain"] and held[bare] is None   # Solidity counts for both
+
+
+def test_every_kind_of_stated_constraint_is_checked_in_one_lookup(db, corpus):
+    """City, remote, job type, pay and freshness stated at once, none applied: one statement
+    checks them all (their parameters must not collide) and nothing is dropped."""
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    query = "上海 远程 实习 月薪1万以上 最近7天发布 数据分析"
+    response = search(db, query, embedder=embedder, top_k=10, debug=True)
+    assert response.debug["query_stated"]["constraints"] == sorted(
+        ["city", "remote", "job_type", "salary_min", "posted_within_days"])
+    met = {r.external_id: r.extra.get("query_constraints_met") for r in response.results}
+    assert set(met["da_sh"]) == {"city", "job_type", "posted_within_days"}   # no salary stated, not remote
+    filtered = search(db, query, embedder=embedder, top_k=10, auto_filters=True)
+    assert len(response.results) > len(filtered.results)   # preferences drop nothing
