@@ -18,6 +18,23 @@ CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
 COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access methods';
 
 --
+-- Name: jobpipe_filter_combinations(text[], text, text, jsonb); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.jobpipe_filter_combinations(cities text[], job_type text, remote text, field_origins jsonb) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    WITH s(stated) AS (SELECT remote = 'remote' AND field_origins->>'remote' IS DISTINCT FROM 'inferred')
+    SELECT ARRAY(SELECT DISTINCT key FROM (
+        SELECT 'city:' || c || '&job_type:' || job_type FROM unnest(cities) c WHERE job_type IS NOT NULL
+        UNION ALL SELECT 'city:' || c || '&remote:stated' FROM unnest(cities) c, s WHERE s.stated
+        UNION ALL SELECT 'job_type:' || job_type || '&remote:stated' FROM s WHERE job_type IS NOT NULL AND s.stated
+        UNION ALL SELECT 'city:' || c || '&job_type:' || job_type || '&remote:stated'
+            FROM unnest(cities) c, s WHERE job_type IS NOT NULL AND s.stated
+    ) v(key) ORDER BY key)
+$$;
+
+--
 -- Name: jobpipe_filter_keys(text[], text[], text, text, jsonb); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -1130,7 +1147,7 @@ CREATE INDEX job_filter_vectors_cities ON public.job_filter_vectors USING gin (c
 -- Name: job_filter_vectors_keys; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX job_filter_vectors_keys ON public.job_filter_vectors USING gin (public.jobpipe_filter_keys(cities, skills, job_type, remote, field_origins)) WITH (fastupdate=off) WHERE (closed_at IS NULL);
+CREATE INDEX job_filter_vectors_keys ON public.job_filter_vectors USING gin (((public.jobpipe_filter_keys(cities, skills, job_type, remote, field_origins) || public.jobpipe_filter_combinations(cities, job_type, remote, field_origins)))) WITH (fastupdate=off) WHERE (closed_at IS NULL);
 
 --
 -- Name: job_filter_vectors_open_job_type; Type: INDEX; Schema: public; Owner: -

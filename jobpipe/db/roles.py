@@ -45,7 +45,8 @@ SERVING_OBJECTS: tuple[str, ...] = (
 )
 #: Functions search calls (by signature): granted to the login itself, so a server where PUBLIC
 #: may not execute functions (a hardened managed service) still serves every filter.
-SERVING_FUNCTIONS: tuple[str, ...] = ("jobpipe_filter_keys(text[], text[], text, text, jsonb)",)
+SERVING_FUNCTIONS: tuple[str, ...] = ("jobpipe_filter_keys(text[], text[], text, text, jsonb)",
+                                      "jobpipe_filter_combinations(text[], text, text, jsonb)")
 #: What the candidate writer may do beyond reading: the candidate tables only (adding, editing
 #: and deleting one candidate: its profile, vector, match list; a deleted drop-folder file's
 #: quarantine entry). Never jobs, never the pipeline's own state.

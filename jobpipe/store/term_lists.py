@@ -58,6 +58,19 @@ REMOTE_KEY = "remote:stated"
 #: ``alias``: the table alias with its dot ("j."), or "".
 FILTER_KEYS = ("jobpipe_filter_keys({alias}cities, {alias}skills, {alias}job_type, {alias}remote, "
                "{alias}field_origins)")
+#: The dimensions whose keys combine (sql/0033), in the order a combined key names them.
+COMBINED_PREFIXES = ("city:", "job_type:", "remote:")
+#: A posting's single keys and its combinations of city, job type and stated remote: the
+#: expression ``job_filter_vectors_keys`` indexes (sql/0033).
+INDEXED_KEYS = (FILTER_KEYS + " || jobpipe_filter_combinations({alias}cities, {alias}job_type, {alias}remote, "
+                "{alias}field_origins)")
+
+
+def combined_key(keys: list[str]) -> str:
+    """Two or three keys of different combined dimensions as the one key sql/0033 lists them under
+    ("city:Berlin&job_type:intern&remote:stated")."""
+    ordered = sorted(keys, key=lambda k: next(i for i, p in enumerate(COMBINED_PREFIXES) if k.startswith(p)))
+    return "&".join(ordered)
 
 #: Tier 0 is built again (and tier 1 emptied) once the postings changed since its build pass
 #: this share of the open postings. Below it a merge rebuilds tier 1 only, at a cost in

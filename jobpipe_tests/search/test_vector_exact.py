@@ -250,3 +250,15 @@ def test_a_row_has_the_same_distance_whichever_plan_found_it(db, near_ties, filt
     assert len(graph) == 50
     assert all(h.distance == exact[h.job_id] for h in graph)
     assert [h.distance for h in graph] == sorted(h.distance for h in graph)
+
+
+def test_city_job_type_and_remote_are_asked_as_their_one_combined_key():
+    """sql/0033 lists each posting's combinations of the three: a filter naming two or three of
+    them reads one posting list; skills stay single keys."""
+    fsql = build_filter_sql(SearchFilters(city="Beijing", job_type="intern", remote=True, skills=["python"]))
+    _, params = vector_module.exact_filter(fsql)
+    assert params["f_keys"] == ["city:Beijing&job_type:intern&remote:stated", "skill:Python"]
+    _, params = vector_module.exact_filter(build_filter_sql(SearchFilters(remote=True, city="北京")))
+    assert params["f_keys"] == ["city:Beijing&remote:stated"]
+    _, params = vector_module.exact_filter(build_filter_sql(SearchFilters(job_type="intern", skills=["python"])))
+    assert params["f_keys"] == ["job_type:intern", "skill:Python"]     # one of the three: nothing to combine

@@ -104,19 +104,25 @@ def test_the_login_runs_the_search_functions_where_public_may_not(database, serv
     evaluate two equality filters through their keys (jobpipe.search.vector.exact_filter)."""
     from jobpipe.db.roles import SERVING_FUNCTIONS, refresh_grants
 
-    signature = sql.SQL("public.{}").format(sql.SQL(SERVING_FUNCTIONS[0]))
+    signatures = [sql.SQL("public.{}").format(sql.SQL(f)) for f in SERVING_FUNCTIONS]
     with psycopg.connect(database, autocommit=True) as owner:
-        owner.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION {} FROM PUBLIC").format(signature))
+        for signature in signatures:
+            owner.execute(sql.SQL("REVOKE EXECUTE ON FUNCTION {} FROM PUBLIC").format(signature))
         refresh_grants(owner)
     try:
         with connect_service(service_database, ServiceSettings()) as conn:
             keys = conn.execute("SELECT jobpipe_filter_keys('{Berlin}', '{Python}', 'intern', 'remote', '{}')"
                                 ).fetchone()[0]
             assert keys == ["city:Berlin", "job_type:intern", "remote:stated", "skill:Python"]
+            combined = conn.execute("SELECT jobpipe_filter_combinations('{Berlin}', 'intern', 'remote', '{}')"
+                                    ).fetchone()[0]
+            assert combined == ["city:Berlin&job_type:intern", "city:Berlin&job_type:intern&remote:stated",
+                                "city:Berlin&remote:stated", "job_type:intern&remote:stated"]
             conn.rollback()
     finally:
         with psycopg.connect(database, autocommit=True) as owner:
-            owner.execute(sql.SQL("GRANT EXECUTE ON FUNCTION {} TO PUBLIC").format(signature))
+            for signature in signatures:
+                owner.execute(sql.SQL("GRANT EXECUTE ON FUNCTION {} TO PUBLIC").format(signature))
 
 
 def test_the_embedded_default_sets_the_login_up_itself(database, seeded):
