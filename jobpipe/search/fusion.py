@@ -129,10 +129,8 @@ def stated_list(leg: str, fused: Sequence[Fused], counts: Mapping[int, int]) -> 
     the keyword leg by words that may sit in a benefits line). Fused as one more list
     (:func:`with_list`) it lifts, among the candidates the legs found, those that hold it,
     without dropping the rest. ``counts``: how many of the statements each candidate holds
-    (absent or 0: none).
+    (absent or 0: none). ``leg`` must be one of ``LEGS`` (``LegResult`` checks it).
     """
-    if leg not in LEGS:
-        raise ValueError(f"unknown list {leg!r} (known: {', '.join(LEGS)})")
     held = [(-counts[item.job_id], position, item.job_id)
             for position, item in enumerate(fused) if counts.get(item.job_id)]
     return LegResult(leg, tuple(job_id for _, _, job_id in sorted(held)))

@@ -108,9 +108,6 @@ class Stated:
     seniority: bool                # it is at the stated level
     conditions: tuple[bool, ...]   # each stated condition, in the order given: it meets it
 
-    def __bool__(self) -> bool:
-        return bool(self.skills) or self.seniority or any(self.conditions)
-
 
 def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Mapping[str, Collection[str]],
                    seniority: str | None, conditions: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> dict[int, Stated]:
@@ -134,10 +131,8 @@ def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Map
     out: dict[int, Stated] = {}
     for job_id, listed, level, *flags in rows:
         have = set(listed or ()).intersection(listed_any)
-        found = Stated(tuple(s for s, names in skills.items() if have.intersection(names)),
-                       seniority is not None and level == seniority, tuple(bool(f) for f in flags))
-        if found:
-            out[int(job_id)] = found
+        out[int(job_id)] = Stated(tuple(s for s, names in skills.items() if have.intersection(names)),
+                                  seniority is not None and level == seniority, tuple(bool(f) for f in flags))
     return out
 
 

@@ -92,3 +92,11 @@ def embed_jobs(conn: psycopg.Connection, embedder: ConceptEmbedder, vectors: dic
         f"((l2_normalize(embedding::vector({DIMS}))::halfvec({DIMS})) halfvec_cosine_ops) WHERE model = '{MODEL}'"
     )
     conn.commit()
+
+
+def embedded(conn: psycopg.Connection) -> ConceptEmbedder:
+    """The test model activated and every posting embedded with it: the embedder to search with."""
+    embedder = ConceptEmbedder()
+    activate_model(conn)
+    embed_jobs(conn, embedder)
+    return embedder

@@ -64,7 +64,7 @@ def test_a_stated_list_puts_candidates_holding_more_first_then_keeps_the_fused_o
     counts = {1: 1, 2: 0, 3: 2, 4: 1}   # 5: holds nothing
     assert stated_list("skills", fused, counts) == LegResult("skills", (3, 1, 4))
     assert stated_list("seniority", fused, {}) == LegResult("seniority", ())
-    with pytest.raises(ValueError, match="unknown list"):
+    with pytest.raises(ValueError, match="unknown leg"):
         stated_list("mood", fused, counts)
 
 

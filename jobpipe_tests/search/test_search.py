@@ -12,7 +12,7 @@ from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.fusion import SCORE_GAIN
 from jobpipe.search.vector import QUERY_CACHE, half_query, hnsw_params, hnsw_sql
 from jobpipe.store.models import ModelInfo
-from jobpipe_tests.search.helpers import DIMS, MODEL, ConceptEmbedder, activate_model, embed_jobs, insert_job
+from jobpipe_tests.search.helpers import DIMS, MODEL, ConceptEmbedder, activate_model, embed_jobs, embedded, insert_job
 
 
 @pytest.fixture
@@ -349,9 +349,7 @@ def test_a_posting_listing_the_skill_the_query_names_is_lifted(db, monkeypatch):
     mention = insert_job(db, "mention", "平台工程师", description=prose, job_type="full_time")
     listed = insert_job(db, "listed", "平台工程师", description=prose, job_type="full_time", skills=["Kubernetes"])
     db.commit()
-    embedder = ConceptEmbedder()
-    activate_model(db)
-    embed_jobs(db, embedder)
+    embedder = embedded(db)
 
     response = search(db, "Kubernetes 平台工程师", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
@@ -378,9 +376,7 @@ def test_a_posting_at_the_seniority_the_query_states_is_lifted(db, monkeypatch):
     senior = insert_job(db, "senior", "Data engineer, finance", description=prose + " Senior stakeholders.")
     db.execute("UPDATE jobs SET seniority = 'senior' WHERE job_id = %s", (senior,))
     db.commit()
-    embedder = ConceptEmbedder()
-    activate_model(db)
-    embed_jobs(db, embedder)
+    embedder = embedded(db)
 
     response = search(db, "senior data engineer finance", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
@@ -401,9 +397,7 @@ def test_a_posting_meeting_a_constraint_no_filter_applies_is_lifted(db, monkeypa
     beijing = insert_job(db, "bj", "数据分析师", cities=["Beijing"], description=prose, job_type="full_time")
     shanghai = insert_job(db, "sh", "数据分析师", cities=["Shanghai"], description=prose, job_type="full_time")
     db.commit()
-    embedder = ConceptEmbedder()
-    activate_model(db)
-    embed_jobs(db, embedder)
+    embedder = embedded(db)
 
     response = search(db, "上海 数据分析师", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
@@ -433,9 +427,7 @@ def test_a_posting_listing_a_narrower_skill_holds_the_family_the_query_names(db)
     solidity = insert_job(db, "solidity", "区块链开发工程师", description=prose, job_type="full_time",
                           skills=["Solidity"])
     db.commit()
-    embedder = ConceptEmbedder()
-    activate_model(db)
-    embed_jobs(db, embedder)
+    embedder = embedded(db)
     response = search(db, "智能合约 区块链开发工程师", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
     assert order.index(solidity) < order.index(bare)
@@ -446,9 +438,7 @@ def test_a_posting_listing_a_narrower_skill_holds_the_family_the_query_names(db)
 def test_every_kind_of_stated_constraint_is_checked_in_one_lookup(db, corpus):
     """City, remote, job type, pay and freshness stated at once, none applied: one statement
     checks them all (their parameters must not collide) and nothing is dropped."""
-    embedder = ConceptEmbedder()
-    activate_model(db)
-    embed_jobs(db, embedder)
+    embedder = embedded(db)
     query = "上海 远程 实习 月薪1万以上 最近7天发布 数据分析"
     response = search(db, query, embedder=embedder, top_k=10, debug=True)
     assert response.debug["query_stated"]["constraints"] == sorted(
