@@ -202,6 +202,10 @@ def own_server(tmp_path: Path) -> Iterator[OwnServer]:
     try:
         yield server
     finally:
+        # A server restarted by `start()` is pg_ctl's, not pgserver's: pgserver's stop() leaves it
+        # running, so stop whatever is running on this data directory ourselves first.
+        if (server.pgdata / "postmaster.pid").exists():
+            server.stop()
         server.server.stop()
 
 
