@@ -99,9 +99,12 @@ def search(
     taken: set[str] = set()
     if auto_filters:
         filters, taken = merge_filters(filters, understood)
-        if taken:
-            text = strip_spans(text, understood.spans(taken))
-            info["search_text"] = text
+    # Words that stated an applied filter are not searched (every candidate satisfies them), nor
+    # are what the query rules out ("不要外包" searched as words finds outsourcing jobs).
+    unsearched = (understood.spans(taken) if taken else []) + understood.excluded_spans()
+    if unsearched:
+        text = strip_spans(text, unsearched)
+        info["search_text"] = text
     fsql = build_filter_sql(filters)
     depth = _depth(top_k)
     legs: list[LegResult] = []

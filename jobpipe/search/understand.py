@@ -65,6 +65,18 @@ class Found(BaseModel, Generic[V]):
     end: int = Field(..., ge=0, description="Offset after the last character.")
 
 
+class Excluded(BaseModel):
+    """A statement the query rules out ("不要外包", "no internships", "except Beijing")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str = Field(..., description="city | job_type | skills | seniority")
+    value: str = Field(..., description="What is ruled out, as the field's value (canonical city, job type, skill).")
+    text: str = Field(..., description="The words of the query, with the words that negate it.")
+    start: int = Field(..., ge=0)
+    end: int = Field(..., ge=0)
+
+
 class Understood(BaseModel):
     """The constraints a query states, each with the span it came from (null: not stated)."""
 
@@ -81,6 +93,10 @@ class Understood(BaseModel):
     skills: list[Found[str]] = Field(default_factory=list, description="Canonical skill names.")
     seniority: Found[str] | None = None
     posted_within_days: Found[int] | None = None
+    excluded: list[Excluded] = Field(
+        default_factory=list,
+        description="What the query rules out. No filter excludes a value, so these are never applied; "
+                    "their words are not searched either (they would find what was ruled out).")
     notes: list[str] = Field(default_factory=list, description="Statements read but not usable as filters.")
 
     def filters(self) -> dict[str, Any]:
@@ -114,6 +130,10 @@ class Understood(BaseModel):
         if fields is None or "skills" in fields:
             found.extend((s.start, s.end) for s in self.skills)
         return sorted(set(found))
+
+    def excluded_spans(self) -> list[tuple[int, int]]:
+        """Spans of what the query rules out, with their negating words: never searched."""
+        return sorted({(e.start, e.end) for e in self.excluded})
 
 
 def merge_filters(explicit: SearchFilters, understood: Understood) -> tuple[SearchFilters, set[str]]:
@@ -212,6 +232,24 @@ _HEADQUARTERS = re.compile(r"(?:总部|總部|公司)\s*(?:在|位于|设在)?\s
 _EMPLOYER_BEFORE = re.compile(r"\b(?:at|for|with|join)\s+(?:a|an|the|our)\s+(?:[\w-]+\s+){0,2}$", re.I)
 #: Between a city and "remote": either one will do ("成都或远程", "remote or Berlin").
 _EITHER = re.compile(r"^\s*(?:或者?|或是|还是|or|/|／|、)\s*$", re.I)
+#: Words before a statement that rule it out: "不要外包", "除了北京", "no internships",
+#: "without Django". Remote is not among the statements read this way: the location parser
+#: already reads "非远程" and "not remote" as ruling remote out (remote=false, a filter); where it
+#: reads remote=true and these words rule it out ("no-remote"), remote=false is what was meant.
+_NEGATED_BEFORE = re.compile(
+    rf"(?:不要|不想|不考虑|不接受|不需要|不找|不做|不去|不投|不含|不是|无需|拒绝|除了|除去|别找|别投|(?<![{_CJK}])(?:除|别|非))\s*$"
+    r"|\b(?:no|not|non|without|except|excluding|exclude|other than|never|avoid|anything but|but not|"
+    r"(?:do not|don'?t) want|not interested in)\s*-?\s*(?:an?\s+|the\s+|any\s+)?$",
+    re.I,
+)
+#: Words after one that rule it out: always ("外包勿扰", "北京以外"), or only where the clause
+#: ends with them ("实习不考虑。"; in "Java 不要 Android" the 不要 rules out Android, not Java).
+_NEGATED_AFTER = re.compile(r"^\s*(?:勿扰|免谈|莫扰|除外|以外)"
+                            r"|^\s*(?:不要|不考虑|不接受|不行|不可以)\s*(?=$|[,，。.;；、!！?？)）\]】])")
+#: A statement whose own words begin by ruling it out ("非外包" is read whole as a job type).
+_NEGATED_START = re.compile(r"^(?:非|不要|不做|不是|no\b|non-?|not\b)", re.I)
+#: The statements a negation rules out.
+_NEGATABLE = {"city": "city", "job_type": "job_type", "skill": "skills", "seniority": "seniority"}
 _LOCATION_PREPOSITION = re.compile(r"(?:\bin|\bat|\bnear|\baround|\bbased in|\bfrom)\s+$", re.I)
 
 
@@ -487,11 +525,27 @@ def understand(query: str) -> Understood:
         return Understood()
     text = _nfkc_same_length(query)
     language = "zh" if _CJK_CHAR.search(text) else "en"
-    words = _words(text)
-    cands = (_freshness(text) + _experience(text) + _salaries(text, language)
-             + _cities(text, _windows(text, words)) + _skills(text, words) + _typed_words(text, words))
-    chosen = _choose(cands)
-    data: dict[str, Any] = {"skills": [], "notes": []}
+    data: dict[str, Any] = {"skills": [], "notes": [], "excluded": []}
+    read = text
+    for _ in range(3):
+        chosen = _candidates(read, language)
+        negated = [(cand, span) for cand in chosen if (span := _negation(read, cand)) is not None]
+        if not negated:
+            break
+        # What is ruled out is read again without those words: "no internships, data analyst
+        # full-time" states full-time once "no internships" is set aside. Blanking keeps offsets.
+        for cand, (start, end) in negated:
+            if cand.kind == "remote":
+                # "no-remote": remote ruled out is a filter (remote=false), as "not remote" reads.
+                data["remote"] = {"value": False, "text": query[start:end], "start": start, "end": end}
+                read = read[:start] + " " * (end - start) + read[end:]
+                continue
+            field = _NEGATABLE[cand.kind]
+            data["excluded"].append({"field": field, "value": str(cand.value), "text": query[start:end],
+                                     "start": start, "end": end})
+            data["notes"].append(f"{query[start:end]!r} rules out {field.rstrip('s').replace('_', ' ')} {cand.value}: no filter "
+                                 "excludes one, so it is not applied, and its words are not searched")
+            read = read[:start] + " " * (end - start) + read[end:]
     cities: list[_Cand] = []
     for cand in chosen:
         if cand.kind == "city":
@@ -530,6 +584,28 @@ def understand(query: str) -> Understood:
     if "salary_min" in data and "currency" not in data:
         _implied_currency(query, data, cities[0] if len(cities) == 1 else None)
     return Understood.model_validate(data)
+
+
+def _candidates(text: str, language: str) -> list[_Cand]:
+    """Every statement of ``text``, as the non-overlapping spans that state them."""
+    words = _words(text)
+    return _choose(_freshness(text) + _experience(text) + _salaries(text, language)
+                   + _cities(text, _windows(text, words)) + _skills(text, words) + _typed_words(text, words))
+
+
+def _negation(text: str, cand: _Cand) -> tuple[int, int] | None:
+    """The span of ``cand`` with the words that rule it out, or None when nothing does."""
+    if cand.kind not in _NEGATABLE and not (cand.kind == "remote" and cand.value is True):
+        return None
+    if _NEGATED_START.match(text[cand.start:cand.end]):
+        return cand.start, cand.end
+    before = _NEGATED_BEFORE.search(text[:cand.start])
+    if before is not None:
+        return before.start(), cand.end
+    after = _NEGATED_AFTER.search(text[cand.end:])
+    if after is not None:
+        return cand.start, cand.end + after.end()
+    return None
 
 
 def _either(text: str, city: _Cand, remote: dict[str, Any]) -> bool:

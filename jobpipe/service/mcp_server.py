@@ -117,6 +117,9 @@ def format_understood(body: dict[str, Any]) -> str:
     skills = [s["value"] for s in understood.get("skills") or []]
     if skills:
         parts.append("skills=" + _field(", ".join(skills)))
+    for item in understood.get("excluded") or []:
+        parts.append(f"not {item['field']}={_field(item['value'])} ({_field(item['text'])!r}) [ruled out: not searched, "
+                     "no filter excludes it]")
     if not parts:
         return ""
     filterable = any(understood.get(n) for n in ("city", "job_type", "remote", "salary_min", "posted_within_days"))

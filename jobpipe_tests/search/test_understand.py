@@ -182,3 +182,61 @@ def test_query_of_only_constraints_browses_under_them(db):
     db.commit()
     response = search(db, "杭州 实习", auto_filters=True)
     assert response.mode == "browse" and [r.external_id for r in response.results] == ["a"]
+
+
+@pytest.mark.parametrize(("query", "field", "value", "text"), [
+    ("不要外包 上海 测试", "job_type", "contract", "不要外包"),
+    ("外包勿扰 前端", "job_type", "contract", "外包勿扰"),
+    ("非外包 北京", "job_type", "contract", "非外包"),
+    ("实习不考虑。上海 运营", "job_type", "intern", "实习不考虑"),
+    ("backend engineer, no contract roles", "job_type", "contract", "no contract"),
+    ("除了北京 其他城市的产品经理", "city", "Beijing", "除了北京"),
+    ("北京以外的后端开发", "city", "Beijing", "北京以外"),
+    ("Python developer without Django", "skills", "Django", "without Django"),
+    ("Java 不要 Android", "skills", "Android", "不要 Android"),
+    ("not a senior role, junior backend", "seniority", "senior", "not a senior"),
+])
+def test_what_the_query_rules_out_is_never_a_filter_or_a_preference(query, field, value, text):
+    u = understand(query)
+    assert [(e.field, e.value, e.text) for e in u.excluded] == [(field, value, text)]
+    assert all(query[e.start:e.end] == e.text for e in u.excluded)
+    stated = {"city": u.city, "job_type": u.job_type, "seniority": u.seniority}
+    if field == "skills":
+        assert value not in [s.value for s in u.skills]
+    else:
+        assert stated[field] is None or stated[field].value != value
+    assert value not in u.filters().values()
+    assert any(text in note for note in u.notes)
+
+
+def test_a_ruled_out_statement_leaves_room_for_the_one_wanted():
+    said = _said("no internships, data analyst full-time")
+    assert said["job_type"] == ("full_time", "full-time")
+    said = _said("Java 不要 Android")
+    assert said["skills"] == [("Java", "Java")]          # 不要 rules out what follows it, not Java
+
+
+def test_remote_ruled_out_is_remote_false():
+    for query, text in (("no-remote Java", "no-remote"), ("不要远程 上海 java", "不要远程"), ("not remote, Berlin", "not remote")):
+        assert _said(query)["remote"] == (False, text)
+    assert _said("非常好的远程工作")["remote"] == (True, "远程")   # 非常 is "very", not a negation
+    assert understand("故障排除 Linux 运维").excluded == []         # troubleshooting, not "exclude Linux"
+
+
+def test_search_does_not_look_for_what_the_query_rules_out(db):
+    android = insert_job(db, "android", "Java Developer", description="Build our Android app in Java.")
+    server = insert_job(db, "server", "Java Developer", description="Build our payment services in Java.")
+    for i, title in enumerate(("Sales Representative", "Accountant", "Office Manager", "Recruiter")):
+        insert_job(db, f"other{i}", title, description="Day to day work.")
+    db.commit()
+    plain = {r.job_id: r.score for r in search(db, "Java developer Android", mode="keyword").results}
+    assert plain[android] > plain[server]                  # asked for, Android lifts its posting
+    response = search(db, "Java developer without Android", mode="keyword", debug=True)
+    unsaid = search(db, "Java developer", mode="keyword")
+    # ruled out, Android lifts nothing: the search is the one without it
+    assert [(r.job_id, r.score) for r in response.results] == [(r.job_id, r.score) for r in unsaid.results]
+    assert "android" not in response.debug["search_text"].lower() and "without" not in response.debug["search_text"]
+    assert [(e.field, e.value) for e in response.understood.excluded] == [("skills", "Android")]
+    assert "Android" not in [s.value for s in response.understood.skills]   # nor a preference of the ranking
+    auto = search(db, "不要外包 Java developer", mode="keyword", auto_filters=True)
+    assert auto.filters.job_type is None and auto.auto_filters == ()

@@ -30,3 +30,9 @@ def test_skills_alone_are_named_without_the_filter_hint():
 
 def test_no_line_when_the_query_states_nothing():
     assert "states" not in format_search(_body("nice people wanted", []), "q")
+
+
+def test_understood_line_says_what_the_query_rules_out():
+    text = format_search(_body("不要外包 上海 测试", []), "q")
+    assert "not job_type=contract ('不要外包') [ruled out" in text
+    assert "city=Shanghai" in text
