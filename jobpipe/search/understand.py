@@ -443,6 +443,12 @@ def _cities(text: str, windows: list[tuple[int, int, int, int]]) -> list[_Cand]:
     """City mentions: what the location parser reads in the query, located; plus lower-case names."""
     spellings, curated = _city_names()
     hits = [w for w in windows if text[w[0]:w[1]].casefold() in spellings]
+    # A city written together with its district is one jieba word ("上海浦东", "上海浦东新区"):
+    # its leading city name counts, where the location parser reads that city in the query too.
+    for start, end, _i, n in windows:
+        if n == 1 and end - start > 2 and _CJK_CHAR.match(text[start]):
+            hits.extend((start, start + k, _i, n) for k in range(2, min(end - start, 5))
+                        if text[start:start + k] in spellings)
     if not hits:
         return []
     cities, _, _ = resolve_locations(text)

@@ -240,3 +240,16 @@ def test_search_does_not_look_for_what_the_query_rules_out(db):
     assert "Android" not in [s.value for s in response.understood.skills]   # nor a preference of the ranking
     auto = search(db, "不要外包 Java developer", mode="keyword", auto_filters=True)
     assert auto.filters.job_type is None and auto.auto_filters == ()
+
+
+@pytest.mark.parametrize(("query", "city"), [
+    ("上海浦东 Java", "Shanghai"), ("上海浦东新区 java", "Shanghai"), ("上海南京路 店长", "Shanghai"),
+    ("北京朝阳 产品", "Beijing"),
+])
+def test_a_city_written_together_with_its_district(query, city):
+    said = _said(query)
+    assert said["city"] == (city, query[:2])   # the city's own name, not the district's words
+
+
+def test_a_street_named_after_a_city_is_no_city():
+    assert "city" not in _said("南京路 店长")
