@@ -65,7 +65,10 @@ def file_hash(data: bytes) -> str:
 def _decode(data: bytes) -> str:
     """Text in UTF-8 (with or without BOM), UTF-16 with a BOM, or GB18030 (Chinese Windows exports)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:   # a BOM, then bytes that are no UTF-16 (cut short, binary)
+            raise UnreadableResume(f"starts as UTF-16 but is not valid UTF-16 text ({exc.reason})") from exc
     for encoding in ("utf-8-sig", "gb18030"):
         try:
             return data.decode(encoding)

@@ -45,6 +45,7 @@ def test_docx_reads_header_body_table_and_text_box_in_order():
     (b"", ".txt", "empty file"),
     (b"   \n\t", ".txt", "empty file"),
     (b"\x00\x00", ".txt", "no text in the file"),
+    (b"\xff\xfeA\x00n\x00n", ".txt", "starts as UTF-16 but is not valid UTF-16 text"),   # cut mid-character
     (b"%PDF-1.4 not really", ".pdf", "not a readable PDF"),
     (make_pdf(["x"], text_layer=False), ".pdf", "PDF without a text layer"),
     (encrypt_pdf(make_pdf(["Anna Berg secret text"])), ".pdf", "encrypted PDF"),
