@@ -109,6 +109,19 @@ def add_filter_flags(parser: argparse.ArgumentParser, model: Any = None, default
         parser.add_argument(flag, **options)
 
 
+def _top_k(text: str) -> int:
+    """--top-k within what the service accepts too (``jobpipe.service.limits.MAX_TOP_K``)."""
+    from jobpipe.service.limits import MAX_TOP_K
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 1 <= value <= MAX_TOP_K:
+        raise argparse.ArgumentTypeError(f"{value} is outside 1..{MAX_TOP_K}")
+    return value
+
+
 def _filters(args: argparse.Namespace) -> Any:
     # lazy (start-up time): the search package
     from jobpipe.search.types import SearchFilters
@@ -578,7 +591,7 @@ def build_parser() -> argparse.ArgumentParser:
     from jobpipe.search.types import SearchOptions  # lazy: as add_filter_flags
 
     add_filter_flags(p, SearchOptions, defaults={"auto_filters": True})   # a person types constraints
-    p.add_argument("--top-k", type=int, default=10)
+    p.add_argument("--top-k", type=_top_k, default=10, help="How many results (1..100).")
     p.add_argument("--mode", choices=["hybrid", "vector", "keyword"], default="hybrid")
     p.add_argument("--debug", action="store_true", help="print per-stage timings")
     p.add_argument("--json", action="store_true")
@@ -610,7 +623,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_candidates_show)
     c = cand.add_parser("matches", help="a candidate's stored matches, best first, with the score's parts")
     c.add_argument("candidate_id", metavar="ID")
-    c.add_argument("--top-k", type=int, default=10)
+    c.add_argument("--top-k", type=_top_k, default=10, help="How many matches (1..100).")
     c.add_argument("--json", action="store_true")
     c.set_defaults(func=cmd_candidates_matches)
     c = cand.add_parser("delete", help="delete a candidate: profile, vectors, matches (and its drop-folder file)")

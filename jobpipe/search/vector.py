@@ -48,6 +48,9 @@ EXACT_MAX_ROWS = 9_000
 EXACT_REFERENCE_ROWS = 100_000
 #: HNSW candidate list size; at least the number of rows asked for.
 EF_SEARCH = 100
+#: pgvector's bound on hnsw.ef_search. A deeper request (a library caller's top_k of a few
+#: hundred) scans on iteratively (``hnsw.iterative_scan``) rather than failing.
+EF_SEARCH_MAX = 1000
 #: Bounds of the tuples an iterative scan may visit when a filter is moderately selective.
 MIN_SCAN_TUPLES = 20_000
 MAX_SCAN_TUPLES = 400_000
@@ -166,7 +169,7 @@ def vector_candidates(
     if plan.method == "exact":
         return _exact(conn, model, fsql, limit, params)
     query = hnsw_sql(model, fsql, limit)
-    ef_search = max(EF_SEARCH, int(limit))
+    ef_search = min(max(EF_SEARCH, int(limit)), EF_SEARCH_MAX)
     scan_tuples = MIN_SCAN_TUPLES
     if plan.method == "hnsw_iterative" and plan.filter_rows:
         total = plan.table_rows if plan.table_rows is not None else _embedded_rows(conn)

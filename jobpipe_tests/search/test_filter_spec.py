@@ -56,3 +56,15 @@ def test_remote_is_documented_as_the_code_filters_it():
     assert "hybrid and on-site excluded" in SearchFilters.model_fields["remote"].description
     # and remote must be stated, not inferred from a benefits line (field_origins)
     assert "only among benefits does not count" in SearchFilters.model_fields["remote"].description
+
+
+def test_cli_top_k_is_the_services_range(capsys):
+    from jobpipe.service.limits import MAX_TOP_K
+
+    assert _cli("--top-k", str(MAX_TOP_K)).top_k == MAX_TOP_K
+    for bad in ("0", str(MAX_TOP_K + 1), "ten"):
+        with pytest.raises(SystemExit):
+            _cli("--top-k", bad)
+        assert "--top-k" in capsys.readouterr().err   # an argparse message, not a traceback
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["candidates", "matches", "c1", "--top-k", "0"])

@@ -130,6 +130,21 @@ def test_the_hnsw_statement_makes_its_own_scan_settings(db):
     db.commit()
 
 
+def test_more_rows_than_ef_search_can_bound_are_scanned_for_not_refused(db):
+    """pgvector refuses hnsw.ef_search above 1000: a deeper request is capped there and the
+    iterative scan goes on (a library caller's top_k of 500 asks each leg for 1020 rows)."""
+    from jobpipe.search.vector import EF_SEARCH_MAX, VectorPlan, vector_candidates
+
+    embedder = ConceptEmbedder()
+    for i in range(EF_SEARCH_MAX + 60):
+        insert_job(db, f"d{i}", f"Engineer {i}", description=f"role {i}")
+    activate_model(db)
+    embed_jobs(db, embedder)
+    hits = vector_candidates(db, ModelInfo(MODEL, DIMS, "active"), embedder.embed_queries(["engineer"])[0],
+                             build_filter_sql(SearchFilters()), EF_SEARCH_MAX + 20, VectorPlan("hnsw", None))
+    assert len({h.job_id for h in hits}) == EF_SEARCH_MAX + 20
+
+
 def test_rrf_puts_a_posting_found_by_both_legs_first(db, corpus):
     embedder = ConceptEmbedder()
     activate_model(db)
