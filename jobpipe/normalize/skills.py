@@ -338,6 +338,19 @@ def _index() -> tuple[dict[str, str], dict[str, list[tuple[frozenset[str], str, 
 
 
 @lru_cache(maxsize=1)
+def case_sensitive_aliases() -> dict[str, str]:
+    """Lower-cased case-sensitive alias -> its spelling ("rust" -> "Rust", "go" -> "Go").
+
+    A posting's "rust" or "spring" is usually the word, so these match only as spelled; a search
+    query writes them in lower case where a role word says which is meant ("rust developer").
+    """
+    out: dict[str, str] = {}
+    for word in sorted(_taxonomy().strict):
+        out.setdefault(word.lower(), word)
+    return out
+
+
+@lru_cache(maxsize=1)
 def _key_sets() -> tuple[frozenset[str], dict[str, list[str]]]:
     """(every word that starts an alias, strict alias lowercased -> its spellings).
 

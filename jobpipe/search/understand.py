@@ -41,6 +41,7 @@ from jobpipe.normalize import (
     resolve_locations,
 )
 from jobpipe.normalize.job_type import JOB_TYPES
+from jobpipe.normalize.skills import case_sensitive_aliases
 from jobpipe.normalize.posting import COUNTRY_CURRENCY
 from jobpipe.search.resolve import canonical_skill as cached_skill
 from jobpipe.search.resolve import resolve_city as cached_city
@@ -475,7 +476,37 @@ def _cities(text: str, windows: list[tuple[int, int, int, int]]) -> list[_Cand]:
     return out
 
 
+#: Role words after a skill name: "rust developer", "react 开发", "go backend".
+_ROLE_AFTER = (r"\s*(?:developers?|engineers?|devs?|programmers?|programming|coders?|backend|back-end|frontend|"
+               r"front-end|full-?stack|开发|工程师|程序员|研发|后端|前端|全栈)(?![A-Za-z])")
+
+
+@functools.lru_cache(maxsize=1)
+def _lower_case_skill() -> re.Pattern[str] | None:
+    aliases = [a for a in case_sensitive_aliases() if a.isascii() and a.isalpha()]
+    if not aliases:
+        return None
+    names = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+    return re.compile(rf"(?<![A-Za-z0-9+#.])({names})(?={_ROLE_AFTER})")
+
+
+def _cased(text: str) -> str:
+    """``text`` with a lower-case skill name before a role word spelled as the taxonomy does.
+
+    The normalizer reads "Rust", "Go", "React" or "Spring" only as spelled, since a posting's
+    lower-case "rust" or "spring" is the word; a question types them in lower case, and before
+    "developer" or "工程师" they are the skill. Lengths are kept, so spans stay the query's.
+    """
+    pattern = _lower_case_skill()
+    if pattern is None:
+        return text
+    aliases = case_sensitive_aliases()
+    return pattern.sub(lambda m: aliases[m.group(1)] if len(aliases[m.group(1)]) == len(m.group(1)) else m.group(1),
+                       text)
+
+
 def _skills(text: str, words: list[tuple[int, int]]) -> list[_Cand]:
+    text = _cased(text)
     wanted = set(extract_skills(text))
     if not wanted:
         return []

@@ -253,3 +253,16 @@ def test_a_city_written_together_with_its_district(query, city):
 
 def test_a_street_named_after_a_city_is_no_city():
     assert "city" not in _said("南京路 店长")
+
+
+@pytest.mark.parametrize(("query", "skill", "text"), [
+    ("rust developer remote", "Rust", "rust"), ("senior react engineer in shanghai", "React", "react"),
+    ("go 后端 北京", "Go", "go"), ("unity 开发 上海", "Unity", "unity"),
+])
+def test_a_lower_case_skill_before_a_role_word_is_the_skill(query, skill, text):
+    assert (skill, text) in _said(query)["skills"]
+
+
+@pytest.mark.parametrize("query", ["spring internship 2026", "go to market manager", "remote rust"])
+def test_a_lower_case_word_without_a_role_word_stays_a_word(query):
+    assert _said(query)["skills"] == []
