@@ -186,7 +186,7 @@ class _Cand:
 
 _NUM = r"(?:\d+(?:[.,]\d+)*|[一二两三四五六七八九十百千]+)"
 _MONEY_UNIT = r"(?:[kK千万萬wW]|million|mn)"
-_CURRENCY_WORD = (r"(?:USDT|USD|U|RMB|CNY|HKD|SGD|EUR|GBP|JPY|AUD|CAD|元|块|美元|美金|刀|港币|港元|新币|欧元|英镑|日元|"
+_CURRENCY_WORD = (r"(?:USDT|USD|U|RMB|CNY|HKD|SGD|EUR|GBP|JPY|AUD|CAD|元|块|美元|美金|刀|港币|港元|新币|欧元|英镑|日元|円|"
                   r"dollars?|bucks|euros?|pounds?)")
 _CURRENCY_PREFIX = r"(?:US\$|HK\$|S\$|A\$|C\$|\$|£|€|¥|￥|RMB\s*|CNY\s*|USD\s*|HKD\s*|SGD\s*|EUR\s*|GBP\s*)"
 _AMOUNT = rf"{_CURRENCY_PREFIX}?\s*{_NUM}\s*{_MONEY_UNIT}?\s*{_CURRENCY_WORD}?"
@@ -620,7 +620,31 @@ def understand(query: str) -> Understood:
         data["notes"].append(f"several cities named ({named}): none applied as the city filter")
     if "salary_min" in data and "currency" not in data:
         _implied_currency(query, data, cities[0] if len(cities) == 1 else None)
+    elif "salary_min" in data and len(cities) == 1:
+        _city_currency(query, data, cities[0])
     return Understood.model_validate(data)
+
+
+_STATED_CURRENCY = re.compile(rf"{_CURRENCY_PREFIX}|{_CURRENCY_WORD}", re.I)
+
+
+def _city_currency(query: str, data: dict[str, Any], city: _Cand) -> None:
+    """A Chinese amount with no currency named is in the named city's currency, not in yuan.
+
+    The salary parser reads "年薪100万" as CNY, as a mainland posting means it; in "香港 量化研究员
+    年薪100万" or "新加坡 后端 月薪1万以上" the pay is the city's (HKD, SGD), as the normalizer reads
+    a posting's bare amount by its country. A currency written out ("5k U", "2万港币") stays.
+    """
+    pay, currency = data["salary_min"], data["currency"]
+    country = resolve_locations(query[city.start:city.end])[1]
+    local = COUNTRY_CURRENCY.get(country or "")
+    if local is None or local == currency["value"] or currency["value"] != "CNY":
+        return
+    amount = re.sub(r"\d", "", pay["text"])   # "1万以上": the words around the number
+    if _STATED_CURRENCY.search(amount.replace("万", "").replace("千", "")):
+        return
+    data["currency"] = {**currency, "value": local}
+    data["notes"].append(f"{pay['text']!r} read as {local}, the currency of {query[city.start:city.end]}")
 
 
 def _candidates(text: str, language: str) -> list[_Cand]:

@@ -266,3 +266,14 @@ def test_a_lower_case_skill_before_a_role_word_is_the_skill(query, skill, text):
 @pytest.mark.parametrize("query", ["spring internship 2026", "go to market manager", "remote rust"])
 def test_a_lower_case_word_without_a_role_word_stays_a_word(query):
     assert _said(query)["skills"] == []
+
+
+@pytest.mark.parametrize(("query", "currency", "noted"), [
+    ("香港 量化研究员 年薪100万", "HKD", True), ("新加坡 后端 月薪1万以上", "SGD", True),
+    ("伦敦 数据科学家 年薪6万", "GBP", True), ("上海 后端 月薪3万", "CNY", False),
+    ("香港 后端 2万港币", "HKD", False), ("新加坡 后端 5k U", "USDT", False), ("东京 前端 年薪800万円", "JPY", False),
+])
+def test_a_chinese_amount_is_in_the_named_citys_currency_unless_one_is_written(query, currency, noted):
+    u = understand(query)
+    assert u.currency is not None and u.currency.value == currency
+    assert any("read as" in n for n in u.notes) == noted
