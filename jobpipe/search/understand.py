@@ -41,8 +41,8 @@ from jobpipe.normalize import (
     resolve_locations,
 )
 from jobpipe.normalize.job_type import JOB_TYPES
-from jobpipe.normalize.skills import case_sensitive_aliases
 from jobpipe.normalize.posting import COUNTRY_CURRENCY
+from jobpipe.normalize.skills import case_sensitive_aliases
 from jobpipe.search.resolve import canonical_skill as cached_skill
 from jobpipe.search.resolve import resolve_city as cached_city
 from jobpipe.search.types import SearchFilters, known_currencies
