@@ -164,6 +164,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     if applied:
         print("filters from the query: " + ", ".join(f"{k}={v}" for k, v in applied.items())
               + " (--no-auto-filters to search without them)")
+    # What was read and not applied ("'8000U以内' is a pay ceiling", "'不要外包' rules out ..."),
+    # and why a leg did not run: a person reads them here, as an agent does in the MCP text.
+    for note in [*response.understood.notes, *response.notes]:
+        print(f"note: {note}")
     for i, row in enumerate(rows, 1):
         city = ", ".join(row["cities"]) or "-"
         print(f"{i:>2}. {row['title']} | {row['company'] or '-'} | {city} | {_salary_text(row['salary'])}"

@@ -154,6 +154,12 @@ def test_cli_search_and_jobs_show(first_run, database, tmp_path):
     assert in_english and [r["job_id"] for r in in_english] == [r["job_id"] for r in in_chinese]
     assert all("Shenzhen" in r["cities"] for r in in_english)
 
+    proc = _cli(database, tmp_path, "search", "不要外包 工程师 8000U以内")   # as a person reads it
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    notes = [line for line in proc.stdout.splitlines() if line.startswith("note: ")]
+    assert any("'不要外包' rules out job type contract" in n for n in notes), proc.stdout
+    assert any("'8000U以内' is a pay ceiling" in n for n in notes), proc.stdout
+
     proc = _cli(database, tmp_path, "jobs", "show", KNOWN_POSTING["source"], KNOWN_POSTING["external_id"], "--json")
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.strip().splitlines()
