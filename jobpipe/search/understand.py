@@ -287,7 +287,16 @@ def _cn_number(text: str | None) -> int | None:
     return None
 
 
-_FRESH_CUE = re.compile(r"last|past|this|today|within|posted|new|最近|近|过去|这|這|本周|本月|今|内", re.I)
+_FRESH_CUE = re.compile(r"last|past|this|today|within|posted|new|yesterday|hour|最近|近|过去|这|這|本周|本月|今|内|昨|小时",
+                        re.I)
+#: Freshness in hours ("in the last 48 hours", "24小时内") and "yesterday" (昨天): whole days, at least one.
+_FRESH_HOURS_RE = re.compile(
+    r"(?:posted\s+|published\s+|listed\s+)?(?:(?:in|within)\s+)?(?:the\s+)?(?:last|past)\s+(?P<h1>\d+)\s*(?:hours?|hrs?)\b"
+    r"|(?:(?:最近|近|过去)\s*(?P<h2>\d+|[一二两三四五六七八九十]+)\s*个?小时\s*(?:内|之内|以内)?"
+    r"|(?P<h3>\d+|[一二两三四五六七八九十]+)\s*个?小时\s*(?:内|之内|以内))\s*(?:发布|更新|新发)?(?:的)?"
+    r"|(?P<y>(?:posted\s+|published\s+)?(?:since\s+)?\byesterday\b|昨天\s*(?:发布|更新|新发)?(?:的)?)",
+    re.I,
+)
 _MONEY_CUE = re.compile(r"\d|[一二两三四五六七八九十百][万千]")
 _HAS_MONEY = re.compile(rf"{_MONEY_UNIT}|{_CURRENCY_PREFIX}|{_CURRENCY_WORD}", re.I)
 _AT_MOST_RE = re.compile(_AT_MOST, re.I)
@@ -321,6 +330,18 @@ def _freshness(text: str) -> list[_Cand]:
         start = m.start() + (len(phrase) - len(phrase.lstrip()))
         end = m.end() - (len(phrase) - len(phrase.rstrip()))
         out.append(_Cand(start, end, "posted_within_days", min(n * days, 3650), 0))
+    for m in _FRESH_HOURS_RE.finditer(text):
+        phrase = m.group(0)
+        if m.group("y"):
+            days = 2   # yesterday's postings and today's
+        else:
+            hours = _cn_number(m.group("h1") or m.group("h2") or m.group("h3"))
+            if hours is None or hours < 1:
+                continue
+            days = min(max(1, -(-hours // 24)), 3650)
+        start = m.start() + (len(phrase) - len(phrase.lstrip()))
+        end = m.end() - (len(phrase) - len(phrase.rstrip()))
+        out.append(_Cand(start, end, "posted_within_days", days, 0))
     return out
 
 

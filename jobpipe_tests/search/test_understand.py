@@ -277,3 +277,17 @@ def test_a_chinese_amount_is_in_the_named_citys_currency_unless_one_is_written(q
     u = understand(query)
     assert u.currency is not None and u.currency.value == currency
     assert any("read as" in n for n in u.notes) == noted
+
+
+@pytest.mark.parametrize(("query", "days", "text"), [
+    ("posted in the last 48 hours", 2, "posted in the last 48 hours"), ("past 24 hours data analyst", 1, "past 24 hours"),
+    ("24小时内发布的运营", 1, "24小时内发布的"), ("最近72小时 前端", 3, "最近72小时"),
+    ("yesterday java jobs", 2, "yesterday"), ("昨天发布的 测试", 2, "昨天发布的"),
+])
+def test_freshness_in_hours_and_yesterday_is_whole_days(query, days, text):
+    assert _said(query)["posted_within_days"] == (days, text)
+
+
+@pytest.mark.parametrize("query", ["8小时工作制 上海 运营", "上海 兼职 每天4小时", "8 hours shift nurse"])
+def test_hours_of_work_are_no_freshness(query):
+    assert "posted_within_days" not in _said(query)
