@@ -25,7 +25,7 @@ _WELCOME_BEFORE = r"(?<!接受)(?<!欢迎)(?<!可招)(?<!招收)"
 _WELCOME_AFTER = r"(?![^，,。；;\n]{0,6}?(?:优先|亦可|也可|可投|均可|欢迎|可以))"
 _CAMPUS = re.compile(r"校招|校园招聘|校園招聘|" + _WELCOME_BEFORE + r"(?:应届|應屆|毕业生|畢業生|(?<!应)(?<!應)届毕业)" + _WELCOME_AFTER
                      + r"|管培生|\b20\d\d\s*届|\d{2}届|"
-                     r"\bnew[ -]?grads?\b|\bgraduate program\b|\bcampus\b|\bentry[- ]level graduate\b|\buniversity grad", re.I)
+                     r"\bnew[ -]?grad(?:uate)?s?\b|\bgraduate program\b|\bcampus\b|\bentry[- ]level graduate\b|\buniversity grad", re.I)
 _PART = re.compile(r"兼职|兼職|\bpart[- ]?time\b|\bPART_TIME\b|\bper[- ]diem\b", re.I)
 _CONTRACT = re.compile(r"合同工|外包|劳务派遣|派遣|顾问制|临时|臨時|项目制|\bcontract(or|ual)?\b|\bCONTRACTOR\b|"
                        r"\btemporary\b|\btemp\b|\bfreelance(r)?\b|\bconsultant contract\b|\bseasonal\b|\bfixed[- ]term\b", re.I)

@@ -13,6 +13,9 @@ from jobpipe.normalize.job_type import parse_job_type, parse_seniority
     ("社招", "产品经理", "full_time"),
     (None, "2027届校招-Java开发", "campus"),
     (None, "应届生-前端开发", "campus"),
+    (None, "Software Engineer, New Graduate 2026", "campus"),
+    (None, "New Grads - Data Analyst", "campus"),
+    (None, "Gradual Rollout Engineer", None),
     ("全职", "AI Agent 实习生", "intern"),            # title wins over generic full-time
     ("Full-time", "Software Engineering Intern", "intern"),
     ("Part-time", "Barista", "part_time"),
