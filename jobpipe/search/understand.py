@@ -598,11 +598,7 @@ def understand(query: str) -> Understood:
                 data["remote"] = {"value": False, "text": query[start:end], "start": start, "end": end}
                 read = read[:start] + " " * (end - start) + read[end:]
                 continue
-            field = _NEGATABLE[cand.kind]
-            data["excluded"].append({"field": field, "value": str(cand.value), "text": query[start:end],
-                                     "start": start, "end": end})
-            data["notes"].append(f"{query[start:end]!r} rules out {field.rstrip('s').replace('_', ' ')} {cand.value}: no filter "
-                                 "excludes one, so it is not applied, and its words are not searched")
+            _exclude(query, data, _NEGATABLE[cand.kind], cand.value, (start, end))
             read = read[:start] + " " * (end - start) + read[end:]
     cities: list[_Cand] = []
     for cand in chosen:
@@ -629,6 +625,8 @@ def understand(query: str) -> Understood:
             data["notes"].append(f"{query[cand.start:cand.end]!r} reads as the employer, not the job type")
         elif cand.kind in ("job_type", "remote", "seniority", "posted_within_days"):
             data.setdefault(cand.kind, _found(query, cand, cand.value))
+    if "job_type" in data:
+        _one_job_type(query, read, data)
     remote = data.get("remote")
     if len(cities) == 1 and remote is not None and remote["value"] and _either(text, cities[0], remote):
         # "可远程或成都坐班": a remote job or one in Chengdu; both filters at once would ask for neither.
@@ -666,6 +664,36 @@ def _city_currency(query: str, data: dict[str, Any], city: _Cand) -> None:
         return
     data["currency"] = {**currency, "value": local}
     data["notes"].append(f"{pay['text']!r} read as {local}, the currency of {query[city.start:city.end]}")
+
+
+def _one_job_type(query: str, read: str, data: dict[str, Any]) -> None:
+    """Two job types named ("兼职或实习", "part-time or full-time"): neither is the filter.
+
+    ``parse_job_type`` reads a posting's "全/兼职" as the type that sets it apart; a question that
+    names two asks for either, and filtering on one would drop the other's postings (as with two
+    cities). The second type is what the parser reads once the first one's words are blanked.
+    """
+    first = data["job_type"]
+    rest = read[:first["start"]] + " " * (first["end"] - first["start"]) + read[first["end"]:]
+    other = parse_job_type(None, rest)
+    if other is None or other == first["value"]:
+        return
+    spans = [(s, e) for s, e, v in _minimal(rest, _words(rest), lambda p: parse_job_type(None, p), 3) if v == other]
+    if spans:
+        ruled_out = _negation(rest, _Cand(spans[0][0], spans[0][1], "job_type", other, 3))
+        if ruled_out is not None:   # "不要外包 全职": the other one is ruled out, not an alternative
+            _exclude(query, data, "job_type", other, ruled_out)
+            return
+    named = ", ".join(query[s:e] for s, e in sorted([(first["start"], first["end"]), *spans[:1]]))
+    data.pop("job_type")
+    data["notes"].append(f"several job types named ({named}): none applied as the job type filter")
+
+
+def _exclude(query: str, data: dict[str, Any], field: str, value: Any, span: tuple[int, int]) -> None:
+    start, end = span
+    data["excluded"].append({"field": field, "value": str(value), "text": query[start:end], "start": start, "end": end})
+    data["notes"].append(f"{query[start:end]!r} rules out {field.rstrip('s').replace('_', ' ')} {value}: no filter "
+                         "excludes one, so it is not applied, and its words are not searched")
 
 
 def _candidates(text: str, language: str) -> list[_Cand]:

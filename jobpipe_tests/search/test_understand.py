@@ -291,3 +291,20 @@ def test_freshness_in_hours_and_yesterday_is_whole_days(query, days, text):
 @pytest.mark.parametrize("query", ["8小时工作制 上海 运营", "上海 兼职 每天4小时", "8 hours shift nurse"])
 def test_hours_of_work_are_no_freshness(query):
     assert "posted_within_days" not in _said(query)
+
+
+@pytest.mark.parametrize("query", ["兼职或实习 运营", "part-time or full-time designer", "全职/兼职 翻译"])
+def test_two_job_types_named_apply_neither(query):
+    u = understand(query)
+    assert u.job_type is None and "job_type" not in u.filters()
+    assert any(n.startswith("several job types named") for n in u.notes)
+
+
+@pytest.mark.parametrize(("query", "wanted", "ruled_out"), [
+    ("不要外包 全职 测试", "full_time", "不要外包"), ("全职 外包勿扰 测试", "full_time", "外包勿扰"),
+    ("full-time, no contract roles", "full_time", "no contract"),
+])
+def test_a_job_type_beside_one_ruled_out_is_the_one_wanted(query, wanted, ruled_out):
+    u = understand(query)
+    assert u.job_type is not None and u.job_type.value == wanted
+    assert [e.text for e in u.excluded] == [ruled_out]
