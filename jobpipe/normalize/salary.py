@@ -386,9 +386,14 @@ def _parse_text_cached(raw: str, context_currency: str | None) -> Salary | None:
     return _parse_text(raw, context_currency)
 
 
+#: "1万5", "1万5千", "2w5", "8千5": a spoken tenth after the unit, written as "1.5万" by others.
+_UNIT_TENTH = re.compile(r"(?<![\d.,])(\d+)\s*([万萬wW千])(\d)(?:千)?(?![\d.,%])(?!\s*[万萬wW千kK元])")
+
+
 def _parse_text(raw: str, context_currency: str | None) -> Salary | None:
     text = unicodedata.normalize("NFKC", raw).strip()
     text = text.replace("—", "-").replace("–", "-").replace("〜", "~").replace("～", "~")
+    text = _UNIT_TENTH.sub(r"\1.\3\2", text)
     negotiable = bool(_NEGOTIABLE_RE.search(text))
     found = _find_amounts(text)
     if found is None:

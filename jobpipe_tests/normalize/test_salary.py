@@ -19,6 +19,11 @@ CASES = [
     ("200-300元/天", None, 200, 300, "CNY", "day", None),
     ("6千-8千", "CNY", 6000, 8000, "CNY", "month", None),
     ("8千-1.2万", "CNY", 8000, 12000, "CNY", "month", None),
+    ("1万5-2万", None, 15000, 20000, "CNY", "month", None),       # a spoken tenth after the unit
+    ("1万5千-2万", None, 15000, 20000, "CNY", "month", None),
+    ("月薪1万5以上", None, 15000, None, "CNY", "month", None),
+    ("8千5", "CNY", 8500, 8500, "CNY", "month", None),
+    ("1万 5天工作", None, 10000, 10000, "CNY", "month", None),      # a count after a space is no tenth
     ("25k以上", "CNY", 25000, None, "CNY", "month", None),
     ("3千以下", "CNY", None, 3000, "CNY", "month", None),
     ("30万以上/年", None, 300000, None, "CNY", "year", None),
