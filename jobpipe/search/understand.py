@@ -482,7 +482,11 @@ def _cities(text: str, windows: list[tuple[int, int, int, int]]) -> list[_Cand]:
             continue
         latin = not _CJK_CHAR.search(piece)
         key = piece.casefold()
-        lower_ok = curated.get(key) == city and piece == piece.lower()
+        # A well-known city written in lower case, or capitalized where the location parser's
+        # free-text guard refuses it ("Beijing java developer": the parser keeps "Beijing" out of
+        # descriptions, which say "Beijing time"); in a question it is the place.
+        lower_ok = curated.get(key) == city and (piece == piece.lower() or piece[:1].isupper()) \
+            and not re.match(r"\s+time\b", text[end:], re.I)
         after_preposition = _LOCATION_PREPOSITION.search(text[:start]) is not None
         if latin and not piece[:1].isupper() and not (lower_ok or (after_preposition and city in curated.values())):
             # The location parser reads a lone lower-case segment leniently ("lead" in "lead or
@@ -735,4 +739,9 @@ def _implied_currency(query: str, data: dict[str, Any], city: _Cand | None) -> N
         data["notes"].append(f"{pay['text']!r} names no currency: not applied as a pay filter")
         return
     data["currency"] = {**pay, "value": currency}
+    # The period too: "20-30k" is a year's pay in dollars but a month's in yuan, as the parser reads
+    # an amount in the currency it is told ("salary 20-30k shanghai": 20k CNY a month).
+    salary = parse_salary(pay["text"], context_currency=currency)
+    if salary is not None and salary.period is not None and data.get("period") is not None:
+        data["period"] = {**data["period"], "value": salary.period}
     data["notes"].append(f"{pay['text']!r} read as {currency}, the currency of {query[city.start:city.end]}")

@@ -308,3 +308,16 @@ def test_a_job_type_beside_one_ruled_out_is_the_one_wanted(query, wanted, ruled_
     u = understand(query)
     assert u.job_type is not None and u.job_type.value == wanted
     assert [e.text for e in u.excluded] == [ruled_out]
+
+
+def test_beijing_capitalized_at_the_start_is_the_city_but_beijing_time_is_not():
+    said = _said("Beijing java 30k")
+    assert said["city"] == ("Beijing", "Beijing") and said["currency"] == ("CNY", "30k")
+    assert said["period"][0] == "month"                     # 30k in yuan is a month's pay
+    assert "city" not in _said("remote, Beijing time zone, golang")
+
+
+def test_an_amount_in_a_citys_currency_takes_that_currencys_period():
+    said = _said("salary 20-30k shanghai java")
+    assert said["currency"][0] == "CNY" and said["period"][0] == "month"
+    assert _said("designer in London over 50k")["period"][0] == "year"
