@@ -513,12 +513,27 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo_address(path: Path) -> None:
+    """Let the bundled demo's sources file load outside `jobpipe run`.
+
+    It names its boards by the address `jobpipe run` serves them at (``JOBPIPE_DEMO_URL``), which
+    does not exist before or after a run; checking the file and reporting its sources' status
+    read only names and settings, so a placeholder address stands in.
+    """
+    from jobpipe.config import DEMO_SOURCES_FILE
+    from jobpipe.demo import DEMO_URL_ENV
+
+    if Path(path).resolve() == DEMO_SOURCES_FILE.resolve() and not os.environ.get(DEMO_URL_ENV):
+        os.environ[DEMO_URL_ENV] = "http://127.0.0.1"
+
+
 def cmd_sources_check(args: argparse.Namespace) -> int:
     # lazy (start-up time): the sources layer (httpx, every kind)
     from jobpipe.config import get_settings
     from jobpipe.sources import SourcesFileError, load_sources
 
     path = args.file or get_settings().sources_file
+    _demo_address(path)
     try:
         sources = load_sources(path)
     except SourcesFileError as exc:
@@ -563,8 +578,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     from jobpipe.status import format_status, source_status
 
     settings = get_settings()
+    path = args.sources or settings.sources_file
+    _demo_address(path)
     try:
-        configs = load_sources(args.sources or settings.sources_file)
+        configs = load_sources(path)
     except SourcesFileError as exc:
         _print_sources_problems(exc)
         return 2

@@ -81,3 +81,22 @@ def test_make_mcp_stdout_carries_only_the_protocol(database: str) -> None:
         message = json.loads(line)          # anything else (an echoed command, a log line) fails here
         assert message["jsonrpc"] == "2.0"
     assert lines and json.loads(lines[0])["id"] == 1
+
+
+def test_the_bundled_demo_checks_and_reports_outside_a_run(db, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """After `make run` the demo's boards are gone, and so is the address its sources file names:
+    `jobpipe sources check` and `jobpipe status` still read it (names and settings only)."""
+    from jobpipe.config import DEMO_SOURCES_FILE
+    from jobpipe.demo import DEMO_URL_ENV
+
+    monkeypatch.delenv("JOBPIPE_SOURCES", raising=False)
+    monkeypatch.setenv(DEMO_URL_ENV, "")    # unset as after a run; restored (unset) after the test
+    assert main(["sources", "check"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed and all(": " in line for line in listed)
+    code = main(["status", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 1 and {r["source"] for r in report["sources"]} == {line.split(":")[0] for line in listed}
+    assert all("never" in r["failing"]["sources_fresh"] for r in report["sources"])   # never run here
+    assert main(["sources", "check", str(DEMO_SOURCES_FILE)]) == 0
