@@ -88,6 +88,12 @@ class CandidatePreferences(BaseModel):
         except ValidationError as exc:
             raise FilterError.from_validation(exc, list(cls.model_fields)) from None
 
+    @field_validator("cities", "job_types", "exclude_companies", "skills", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        # A person writing the JSON beside a resume writes {"cities": "上海"} as often as ["上海"].
+        return (value,) if isinstance(value, str) else value
+
     @field_validator("cities")
     @classmethod
     def _cities(cls, value: tuple[str, ...]) -> tuple[str, ...]:

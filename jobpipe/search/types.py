@@ -133,6 +133,12 @@ class SearchFilters(BaseModel):
             raise ValueError(f"unknown currency {code!r}; known: {', '.join(sorted(known_currencies()))}")
         return code
 
+    @field_validator("skills", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        # An agent passes "skills": "Go" as often as ["Go"]: one skill is a list of one.
+        return (value,) if isinstance(value, str) else value
+
     @field_validator("skills")
     @classmethod
     def _skills(cls, value: tuple[str, ...]) -> tuple[str, ...]:

@@ -29,6 +29,15 @@ def test_invalid_preferences_name_the_field(data, message):
     assert message.split(": Value error, ")[-1] in str(info.value)
 
 
+def test_a_single_value_is_a_list_of_one():
+    prefs = CandidatePreferences.parse({"cities": "上海", "job_types": "intern", "skills": "Go",
+                                        "exclude_companies": "Acme"})
+    assert (prefs.cities, prefs.job_types, prefs.skills, prefs.exclude_companies) == (
+        ("上海",), ("intern",), ("Go",), ("Acme",))
+    with pytest.raises(FilterError, match="job_types.0: Input should be"):
+        CandidatePreferences.parse({"job_types": "fulltime"})      # still validated as one
+
+
 def test_explicit_values_win_over_inferred_ones():
     profile = parse_resume("x", "Dana Roe\nBackend Engineer\nLocation: Berlin, Germany\nSkills: Python, Go\n"
                                 "Expected salary: EUR 70,000 per year")

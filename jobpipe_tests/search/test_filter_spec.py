@@ -68,3 +68,8 @@ def test_cli_top_k_is_the_services_range(capsys):
         assert "--top-k" in capsys.readouterr().err   # an argparse message, not a traceback
     with pytest.raises(SystemExit):
         build_parser().parse_args(["candidates", "matches", "c1", "--top-k", "0"])
+
+
+def test_one_skill_is_a_list_of_one():
+    assert SearchFilters.parse({"skills": "Go"}) == SearchFilters.parse({"skills": ["Go"]})
+    assert SearchRequest.model_validate({"query": "q", "skills": "Go"}).skills == ("Go",)
