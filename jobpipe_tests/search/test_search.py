@@ -135,12 +135,15 @@ def test_more_rows_than_ef_search_can_bound_are_scanned_for_not_refused(db):
     iterative scan goes on (a library caller's top_k of 500 asks each leg for 1020 rows)."""
     from jobpipe.search.vector import EF_SEARCH_MAX, VectorPlan, vector_candidates
 
-    embedder = ConceptEmbedder()
-    for i in range(EF_SEARCH_MAX + 60):
-        insert_job(db, f"d{i}", f"Engineer {i}", description=f"role {i}")
+    # Distinct random vectors: the concept embedder gives these near-identical titles a handful
+    # of distinct vectors, and an HNSW graph of duplicates is what no scan gets through.
+    rng = np.random.default_rng(7)
+    ids = [insert_job(db, f"d{i}", f"Engineer {i}") for i in range(EF_SEARCH_MAX + 60)]
+    raw = rng.normal(size=(len(ids), DIMS)).astype(np.float32)
     activate_model(db)
-    embed_jobs(db, embedder)
-    hits = vector_candidates(db, ModelInfo(MODEL, DIMS, "active"), embedder.embed_queries(["engineer"])[0],
+    embed_jobs(db, ConceptEmbedder(), {job_id: v / np.linalg.norm(v) for job_id, v in zip(ids, raw)})
+    query = rng.normal(size=DIMS).astype(np.float32)
+    hits = vector_candidates(db, ModelInfo(MODEL, DIMS, "active"), query / np.linalg.norm(query),
                              build_filter_sql(SearchFilters()), EF_SEARCH_MAX + 20, VectorPlan("hnsw", None))
     assert len({h.job_id for h in hits}) == EF_SEARCH_MAX + 20
 
