@@ -8,6 +8,7 @@ why in ``notes``, so callers (HTTP, MCP) never fail just because vectors are not
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -41,6 +42,10 @@ T = TypeVar("T")
 #: What a search result shows of a job (the read model's names; no description).
 _RESULT_FIELDS = ("job_id", "source", "external_id", "title", "company", "cities", "salary", "url", "posted_at",
                   "dedupe_key", "remote", "job_type")
+
+
+#: A letter, a digit or a CJK character: something a leg can search for.
+_WORD = re.compile(r"[^\W_]")
 
 
 def _depth(top_k: int) -> int:
@@ -105,6 +110,10 @@ def search(
     if unsearched:
         text = strip_spans(text, unsearched)
         info["search_text"] = text
+    if text and not _WORD.search(text):
+        # Only punctuation or symbols ("(((", "!!!", "🚀"): no leg can read them, and a vector of
+        # them ranks postings at random. Listed as a query of no words is: the newest first.
+        text = ""
     fsql = build_filter_sql(filters)
     depth = _depth(top_k)
     legs: list[LegResult] = []

@@ -465,3 +465,18 @@ def test_every_kind_of_stated_constraint_is_checked_in_one_lookup(db, corpus):
     assert set(met["da_sh"]) == {"city", "job_type", "posted_within_days"}   # no salary stated, not remote
     filtered = search(db, query, embedder=embedder, top_k=10, auto_filters=True)
     assert len(response.results) > len(filtered.results)   # preferences drop nothing
+
+
+@pytest.mark.parametrize("query", ["(((", "!!!", "🚀", "、。"])
+def test_a_query_of_symbols_only_lists_the_newest_without_a_vector(db, query):
+    """A vector of punctuation ranks postings at random: such a query lists the newest instead."""
+    old = insert_job(db, "old", "Data Engineer", posted_days_ago=5)
+    new = insert_job(db, "new", "Office Manager", posted_days_ago=1)
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    db.commit()
+    response = search(db, query, embedder=embedder)
+    assert response.mode == "browse" and [r.job_id for r in response.results] == [new, old]
+    assert embedder.query_calls == 0
+    assert any("no searchable words" in n for n in response.notes)
