@@ -48,6 +48,7 @@ from jobpipe.search.types import (
     bounded_texts,
     fx_rates,
     known_currencies,
+    one_or_many,
 )
 from jobpipe.text.sanitize import require_visible
 
@@ -88,11 +89,8 @@ class CandidatePreferences(BaseModel):
         except ValidationError as exc:
             raise FilterError.from_validation(exc, list(cls.model_fields)) from None
 
-    @field_validator("cities", "job_types", "exclude_companies", "skills", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        # A person writing the JSON beside a resume writes {"cities": "上海"} as often as ["上海"].
-        return (value,) if isinstance(value, str) else value
+    # A person writing the JSON beside a resume writes {"cities": "上海"} as often as ["上海"].
+    _one_value = field_validator("cities", "job_types", "exclude_companies", "skills", mode="before")(one_or_many)
 
     @field_validator("cities")
     @classmethod

@@ -344,10 +344,7 @@ def case_sensitive_aliases() -> dict[str, str]:
     A posting's "rust" or "spring" is usually the word, so these match only as spelled; a search
     query writes them in lower case where a role word says which is meant ("rust developer").
     """
-    out: dict[str, str] = {}
-    for word in sorted(_taxonomy().strict):
-        out.setdefault(word.lower(), word)
-    return out
+    return {lower: min(spellings) for lower, spellings in _key_sets()[1].items()}
 
 
 @lru_cache(maxsize=1)

@@ -60,6 +60,11 @@ def describe_errors(errors: Sequence[Mapping[str, Any]], known: Sequence[str] = 
 
 
 
+def one_or_many(value: Any) -> Any:
+    """A list field given one string ("skills": "Go", {"cities": "上海"}) as the list of it; else as is."""
+    return (value,) if isinstance(value, str) else value
+
+
 def bounded_texts(value: tuple[str, ...], name: str, max_items: int, max_chars: int) -> tuple[str, ...]:
     """A list filter's values: at most ``max_items``, each at most ``max_chars`` and visible text."""
     if len(value) > max_items:
@@ -133,11 +138,8 @@ class SearchFilters(BaseModel):
             raise ValueError(f"unknown currency {code!r}; known: {', '.join(sorted(known_currencies()))}")
         return code
 
-    @field_validator("skills", mode="before")
-    @classmethod
-    def _one_or_many(cls, value: Any) -> Any:
-        # An agent passes "skills": "Go" as often as ["Go"]: one skill is a list of one.
-        return (value,) if isinstance(value, str) else value
+    # An agent passes "skills": "Go" as often as ["Go"]: one skill is a list of one.
+    _one_skill = field_validator("skills", mode="before")(one_or_many)
 
     @field_validator("skills")
     @classmethod

@@ -589,21 +589,19 @@ def understand(query: str) -> Understood:
     language = "zh" if _CJK_CHAR.search(text) else "en"
     data: dict[str, Any] = {"skills": [], "notes": [], "excluded": []}
     read = text
-    for _ in range(3):
-        chosen = _candidates(read, language)
-        negated = [(cand, span) for cand in chosen if (span := _negation(read, cand)) is not None]
-        if not negated:
-            break
-        # What is ruled out is read again without those words: "no internships, data analyst
-        # full-time" states full-time once "no internships" is set aside. Blanking keeps offsets.
+    chosen = _candidates(read, language)
+    # What is ruled out is read again without those words: "no internships, data analyst
+    # full-time" states full-time once "no internships" is set aside. Blanking keeps offsets, and
+    # each round blanks words, so the rounds end.
+    while negated := [(cand, span) for cand in chosen if (span := _negation(read, cand)) is not None]:
         for cand, (start, end) in negated:
             if cand.kind == "remote":
                 # "no-remote": remote ruled out is a filter (remote=false), as "not remote" reads.
                 data["remote"] = {"value": False, "text": query[start:end], "start": start, "end": end}
-                read = read[:start] + " " * (end - start) + read[end:]
-                continue
-            _exclude(query, data, _NEGATABLE[cand.kind], cand.value, (start, end))
+            else:
+                _exclude(query, data, _NEGATABLE[cand.kind], cand.value, (start, end))
             read = read[:start] + " " * (end - start) + read[end:]
+        chosen = _candidates(read, language)
     cities: list[_Cand] = []
     for cand in chosen:
         if cand.kind == "city":
@@ -651,6 +649,11 @@ def understand(query: str) -> Understood:
 _STATED_CURRENCY = re.compile(rf"{_CURRENCY_PREFIX}|{_CURRENCY_WORD}", re.I)
 
 
+def _currency_of(query: str, city: _Cand) -> str | None:
+    """The currency of the country of a city the query names, as the normalizer pays a posting there."""
+    return COUNTRY_CURRENCY.get(resolve_locations(query[city.start:city.end])[1] or "")
+
+
 def _city_currency(query: str, data: dict[str, Any], city: _Cand) -> None:
     """A Chinese amount with no currency named is in the named city's currency, not in yuan.
 
@@ -659,12 +662,8 @@ def _city_currency(query: str, data: dict[str, Any], city: _Cand) -> None:
     a posting's bare amount by its country. A currency written out ("5k U", "2万港币") stays.
     """
     pay, currency = data["salary_min"], data["currency"]
-    country = resolve_locations(query[city.start:city.end])[1]
-    local = COUNTRY_CURRENCY.get(country or "")
-    if local is None or local == currency["value"] or currency["value"] != "CNY":
-        return
-    amount = re.sub(r"\d", "", pay["text"])   # "1万以上": the words around the number
-    if _STATED_CURRENCY.search(amount.replace("万", "").replace("千", "")):
+    local = _currency_of(query, city)
+    if local is None or currency["value"] != "CNY" or local == "CNY" or _STATED_CURRENCY.search(pay["text"]):
         return
     data["currency"] = {**currency, "value": local}
     data["notes"].append(f"{pay['text']!r} read as {local}, the currency of {query[city.start:city.end]}")
@@ -733,8 +732,7 @@ def _implied_currency(query: str, data: dict[str, Any], city: _Cand | None) -> N
     """A bare amount is in the currency of the one city named, as the normalizer reads a posting's
     ("senior frontend engineer in Nanjing, 6-12k" is yuan); otherwise it stays unknown (noted)."""
     pay = data["salary_min"]
-    country = resolve_locations(query[city.start:city.end])[1] if city is not None else None
-    currency = COUNTRY_CURRENCY.get(country or "")
+    currency = _currency_of(query, city) if city is not None else None
     if city is None or currency is None:
         data["notes"].append(f"{pay['text']!r} names no currency: not applied as a pay filter")
         return
