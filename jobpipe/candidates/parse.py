@@ -78,7 +78,7 @@ _PERIOD = re.compile(r"(?<![\d])(" + _POINT + r")\s*(?:-|–|—|~|～|to|until|
                      re.I)
 # Study periods are not work experience.
 _EDUCATION = re.compile(
-    r"大学|学院|学校|本科|硕士|博士|研究生|学士|专科|在读|GPA|university|college|school|bachelor|master|"
+    r"大学|学院|学校|本科|硕士|博士|研究生|学士|专科|大专|中专|高中|学历|学位|在读|GPA|MBA|university|college|school|bachelor|master|"
     r"ph\.?d|b\.?sc|m\.?sc|b\.?tech|m\.?tech|education|degree|diploma|graduat",
     re.I,
 )

@@ -13,8 +13,13 @@ only reach a table, a log line or a vector if this module misses it. What it rem
 * street addresses (``12 Main Street``, ``科技园路1号``) and postal codes; the city stays,
   it is a matching criterion;
 * the candidate's name: given (JSON ``name``), from the document's author metadata, from a
-  ``Name:`` line, or read from the header (a first line that looks like a name); every
-  occurrence is removed, also reversed ("Okafor, Maya") and without spaces.
+  ``Name:`` / ``姓名`` / ``曾用名`` field (also run together with the next field, as a PDF table
+  flattens it), or read from the header: a first line that looks like a name, or one addressed as
+  a name ("周明远先生，", "Dr. Maya Okafor", "佘文博：男，", "古丽娜·阿不都"); every occurrence is
+  removed, also reversed ("Okafor, Maya"), without spaces, and as surname with a form of address
+  ("周先生", "黄教授");
+* anyone else addressed by name in Chinese ("证明人：李建国先生", "王女士"): a referee's name is
+  personal data too.
 
 Each removal leaves a neutral placeholder (``[email]``, ``[phone]``, ``[link]``, ``[address]``,
 ``[name]``), so the text keeps its shape for the section parser.
@@ -58,7 +63,11 @@ _CONTACT_LABEL = re.compile(
     r"(?=\s{3,}|\t|[|｜；;]|\n|$|\s+[^\s:：|｜]{1,14}\s?[:：]|[\s,，、]*" + _LABELS + _LABEL_SEP + ")",
     re.I,
 )
-_NAME_LABEL = re.compile(r"(?:(?<![A-Za-z])(?:full\s+name|name|candidate)|姓\s*名)\s*[:：]\s*(?P<value>[^\n\t|｜；;,，]{1,60})", re.I)
+_NAME_LABEL = re.compile(r"(?:(?<![A-Za-z])(?:full\s+name|name|candidate)\s*[:：]|(?:姓\s*名|曾用名|英文名|中文名|别名)\s*[:：]?)"
+                         r"\s*(?P<value>[^\n\t|｜；;,，()（）]{1,60})", re.I)
+# A form flattened out of a PDF table runs its fields together ("姓名：林子涵性别：女年龄：28"):
+# a name's value ends where the next field's label starts.
+_NEXT_FIELD = re.compile(r"\s*(?:性\s*别|民\s*族|出\s*生|年\s*龄|籍\s*贯|学\s*历|电\s*话|手\s*机|邮\s*箱|[:：]).*", re.S)
 # Digit runs that may be phone numbers: an optional +, digits, spaces, dots, dashes, brackets.
 _PHONE_LIKE = re.compile(r"(?<![\w+])\+?\(?\d[\d\s().\-/]{5,}\d(?!\w)")
 _DIGIT_GROUP = re.compile(r"\d+")
@@ -77,6 +86,18 @@ _SPACES = re.compile(r"[ \t]+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _LATIN_NAME_WORD = re.compile(r"^[A-Z][A-Za-zà-ÿ'\-]*[a-zà-ÿ][A-Za-zà-ÿ'\-]*\.?$|^[A-Z]\.$|^[A-Z][A-Z'\-]+$")
 _CJK_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
+# How a name is addressed: "周明远先生", "Mr. John Smith". With the form of address, 2-4 Chinese
+# characters are a name whatever the surname; without it, the surname list decides.
+_ZH_HONORIFIC = "(?:先生|女士|小姐|同志)"
+_ZH_TITLE = "(?:教授|博士)"   # "黄教授": only after a known surname ("计算机博士" is a degree)
+_EN_TITLE = re.compile(r"^(?:mr|mrs|ms|miss|mx|dr|prof)\.?\s+", re.I)
+_ZH_ADDRESSED = re.compile(r"^(?P<name>[\u4e00-\u9fff]{2,4}?)" + _ZH_HONORIFIC)
+_ZH_TITLED = re.compile(r"^(?P<name>[\u4e00-\u9fff]{2,4}?)" + _ZH_TITLE)
+# A name transliterated into Chinese joins its parts with a middle dot ("古丽娜·阿不都").
+_ZH_DOTTED_NAME = re.compile(r"^[\u4e00-\u9fff]{1,6}(?:[·・•][\u4e00-\u9fff]{1,10})+$")
+# After the name, its holder's sex ("佘文博：男，", "林子涵（女）", "巫启航男1961年"): a bio's or a
+# form's first field.
+_SEX_AFTER = re.compile(r"^\s*(?:[:：,，（(]\s*(?:男|女|male|female)(?![\w])|(?:男|女)(?=[\d\s,，:：]))", re.I)
 #: Common Chinese surnames (over 95% of people): a 2-4 character line starting with one reads as a
 #: name, while headings of the same length ("工作经历", "前端开发") do not.
 _SURNAMES_1 = frozenset(
@@ -170,14 +191,26 @@ def looks_like_name(text: str) -> bool:
 
 def header_name(text: str) -> str | None:
     """The name a resume starts with, if its first non-empty line (or that line's first segment,
-    "Maya Okafor | Senior Engineer") looks like one."""
+    "Maya Okafor | Senior Engineer") looks like one, or is addressed as one ("周明远先生，1975年出生",
+    "Dr. Maya Okafor", "佘文博：男")."""
     for line in text.splitlines():
         line = line.strip()
         if not line:
             continue
+        folded = _fold(line)
+        addressed = _ZH_ADDRESSED.match(folded)
+        if addressed:
+            return addressed.group("name")
+        titled = _ZH_TITLED.match(folded)
+        if titled and looks_like_name(titled.group("name")):   # "黄立德教授"; "计算机博士" is a degree
+            return titled.group("name")
         first = re.split(r"\s[|｜·•]\s|\s{3,}|\t|[,，:：（(]", line)[0].strip()
-        if looks_like_name(first):
-            return _fold(first).strip(" :：-|·•*#")
+        first = _EN_TITLE.sub("", _fold(first))
+        if looks_like_name(first) or _ZH_DOTTED_NAME.match(first):
+            return first.strip(" :：-|·•*#")
+        sex = re.match(r"[\u4e00-\u9fff]{2,5}?(?=\s*[:：,，（(]?\s*(?:男|女))", folded)
+        if sex and _SEX_AFTER.match(folded[sex.end():]):
+            return sex.group(0)
         if _fold(line).lower() in _NOT_A_NAME:
             continue   # "RESUME" above the name
         return None
@@ -199,9 +232,12 @@ def _name_patterns(names: Iterable[str]) -> list[re.Pattern[str]]:
             for v in variants:
                 patterns.append(re.compile(r"\s*".join(map(re.escape, v.replace(" ", "")))))
             compact = name.replace(" ", "")
-            given = compact[2:] if compact[:2] in _SURNAMES_2 else compact[1:]
+            surname = compact[:2] if compact[:2] in _SURNAMES_2 else compact[:1]
+            given = compact[len(surname):]
             if len(given) >= 2:   # the given name alone ("雪梅带领团队"); a lone surname is too common
                 patterns.append(re.compile(re.escape(given)))
+            # ... but not the surname with a form of address ("刘先生曾任", "黄教授")
+            patterns.append(re.compile(re.escape(surname) + "(?:" + _ZH_HONORIFIC + "|" + _ZH_TITLE + ")"))
             continue
         words = [w.strip(".,") for w in name.split() if w.strip(".,")]
         if not words:
@@ -251,7 +287,7 @@ def redact(text: str, names: Iterable[str | None] = ()) -> Redaction:
 
     known = [n for n in (_usable_name(v) for v in names) if n]
     for m in _NAME_LABEL.finditer(text):
-        value = m.group("value").strip()
+        value = _NEXT_FIELD.sub("", m.group("value")).strip()
         if value and (looks_like_name(value) or _CJK_NAME.match(_fold(value).replace(" ", ""))):
             known.append(_fold(value))
     head = header_name(text)
@@ -296,7 +332,15 @@ def redact(text: str, names: Iterable[str | None] = ()) -> Redaction:
     out = sub(_POSTCODE, "[address]", out, "address")
     for pattern in _name_patterns(known):
         out = sub(pattern, "[name]", out, "name")
+    # Anyone else addressed by name ("董事长王建国先生", a referee "李女士") is personal data too.
+    out = sub(_ZH_ADDRESSED_ANYWHERE, "[name]", out, "name")
     return Redaction(out, counts, known)
+
+
+_ZH_ADDRESSED_ANYWHERE = re.compile(
+    "(?:" + "|".join(sorted(_SURNAMES_2)) + "|[" + "".join(sorted(_SURNAMES_1)) + "])"
+    r"[\u4e00-\u9fff]{0,2}?" + _ZH_HONORIFIC + "(?!产|成|效)"   # not "原先生产", "预先生成"
+)
 
 
 def _address_value(value: str) -> str:

@@ -111,9 +111,13 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
 
 DEGREES = ("high_school", "associate", "bachelor", "master", "phd")
 _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
-    ("phd", guarded(re.compile(r"博士|\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b", re.I))),
-    ("master", guarded(re.compile(r"硕士|碩士|研究生|\bmaster'?s?\b|\bM\.?S\.?c?\b(?!\s*(office|excel|word))|\bMBA\b|\bM\.?Eng\b", re.I))),
-    ("bachelor", guarded(re.compile(r"本科|学士|學士|统招本科|\bbachelor'?s?\b|\bB\.?S\.?c?\b|\bB\.?A\.?\b(?!\w)|\bB\.?Eng\b|\bBE\b|undergraduate|college degree|4-year degree|university degree", re.I))),
+    # A supervisor of doctoral or master's students (博士生导师, 硕导) holds no degree by the title;
+    # a Latin abbreviation may touch Chinese text ("获PhD学位", "大学EMBA"), where \b sees no edge.
+    ("phd", guarded(re.compile(r"博士(?!(?:生|后)?导师)|(?<![A-Za-z])ph\.?\s?d(?![A-Za-z])|\bdoctorate\b|\bdoctoral\b",
+                               re.I))),
+    ("master", guarded(re.compile(r"硕士(?!(?:生|研究生)?导师)|碩士|研究生(?!导师)|\bmaster'?s?\b|\bM\.?S\.?c?\b(?!\s*(office|excel|word))|"
+                                  r"(?<![A-Za-z])E?MBA(?![A-Za-z])|\bM\.?Eng\b", re.I))),
+    ("bachelor", guarded(re.compile(r"(?<!成)本科|大学(?:学历|文化)|学士|學士|统招本科|\bbachelor'?s?\b|\bB\.?S\.?c?\b|\bB\.?A\.?\b(?!\w)|\bB\.?Eng\b|\bBE\b|undergraduate|college degree|4-year degree|university degree", re.I))),
     ("associate", guarded(re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I))),
     ("high_school", guarded(re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I))),
 ]
@@ -121,7 +125,7 @@ _DEGREE_RES_LOWEST_FIRST = _DEGREE_RES[::-1]
 _DEGREE_KEYWORDS = {
     "phd": ("博士", "ph", "doctor"),
     "master": ("硕士", "碩士", "研究生", "master", "ms", "m.s", "mba", "m.eng", "meng"),
-    "bachelor": ("本科", "学士", "學士", "bachelor", "bs", "b.s", "ba", "b.a", "b.eng", "be", "undergraduate", "degree"),
+    "bachelor": ("本科", "大学", "学士", "學士", "bachelor", "bs", "b.s", "ba", "b.a", "b.eng", "be", "undergraduate", "degree"),
     "associate": ("大专", "大專", "专科", "專科", "高职", "associate"),
     "high_school": ("高中", "中专", "中專", "技校", "high school", "ged"),
 }

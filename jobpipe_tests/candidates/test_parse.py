@@ -58,6 +58,19 @@ def test_listed_and_mentioned_skills_with_their_evidence():
     assert p.skills.index(go) < p.skills.index(rust)        # listed skills first
 
 
+@pytest.mark.parametrize(("line", "degree"), [
+    ("1979年出生，大专学历，会计师。", "associate"),
+    ("1962年生，中专学历。", "high_school"),
+    ("高中学历，经济师。", "high_school"),
+    ("清华大学MBA，高级工程师。", "master"),
+    ("1971年出生，本科学历，教授、博士生导师。", "bachelor"),
+])
+def test_the_degree_of_a_one_paragraph_chinese_bio(line, degree):
+    """A bio has no education section: the degree is read from whichever line names one."""
+    text = f"周明远，男，\n{line}\n2008年至今任某科技公司副总经理。"
+    assert parse_resume("bio", text, today=TODAY).degree == degree
+
+
 def test_preferences_inferred_from_the_resume():
     text = ("林子涵\n求职意向：大模型算法实习生 / 2027届校招 算法工程师 | 期望城市：上海、北京\n期望薪资：300-400元/天\n"
             "教育背景\n2024.09 - 2027.06 某理工大学 人工智能 硕士（在读）\n英语六级，口语流利\n")

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from jobpipe.normalize.experience import parse_degree, parse_experience
+from jobpipe.normalize.experience import degrees_mentioned, parse_degree, parse_experience
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -24,6 +24,20 @@ def test_parse_experience(text, expected):
 ])
 def test_parse_degree(text, expected):
     assert parse_degree(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1990年毕业，大学学历，工程师", ["bachelor"]),
+    ("大学文化程度", ["bachelor"]),
+    ("北京某大学EMBA，高级经济师", ["master"]),
+    ("2015年获PhD学位", ["phd"]),
+    ("本科学历，教授、博士生导师", ["bachelor"]),          # supervises doctoral students: no degree by that
+    ("学士，硕士研究生导师", ["bachelor"]),
+    ("历任财务处成本科科长", []),                          # a cost department, not an undergraduate degree
+    ("BA分析师", []),                                      # a business analyst, not a BA
+])
+def test_degrees_held_in_a_chinese_bio(text, expected):
+    assert degrees_mentioned(text) == expected
 
 
 def test_fast_nfkc_equals_unicodedata_nfkc() -> None:
