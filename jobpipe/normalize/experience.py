@@ -115,21 +115,34 @@ _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
     # a Latin abbreviation may touch Chinese text ("获PhD学位", "大学EMBA"), where \b sees no edge.
     ("phd", guarded(re.compile(r"博士(?!(?:生|后)?导师)|(?<![A-Za-z])ph\.?\s?d(?![A-Za-z])|\bdoctorate\b|\bdoctoral\b",
                                re.I))),
-    ("master", guarded(re.compile(r"硕士(?!(?:生|研究生)?导师)|碩士|研究生(?!导师)|\bmaster'?s?\b|\bM\.?S\.?c?\b(?!\s*(office|excel|word))|"
-                                  r"(?<![A-Za-z])E?MBA(?![A-Za-z])|\bM\.?Eng\b", re.I))),
-    ("bachelor", guarded(re.compile(r"(?<!成)本科|大学(?:学历|文化)|学士|學士|统招本科|\bbachelor'?s?\b|\bB\.?S\.?c?\b|\bB\.?A\.?\b(?!\w)|\bB\.?Eng\b|\bBE\b|undergraduate|college degree|4-year degree|university degree", re.I))),
+    # Two-letter abbreviations only in capitals: "be", "ms" and "ba" are also words and units
+    # ("will be", "10 ms"); "MS SQL Server" and "MS Office" are Microsoft's.
+    ("master", guarded(re.compile(
+        r"硕士(?!(?:生|研究生)?导师)|碩士|研究生(?!导师)|\bmaster'?s?\b|"
+        r"(?-i:\bM\.?S\b\.?)(?!\s*(?:office|excel|word|sql|access|project|teams|visio|dynamics|outlook|"
+        r"powerpoint|windows|exchange|dos|azure)\b)|\bM\.?\s?Sc\b|(?<![A-Za-z])E?MBA(?![A-Za-z])|\bM\.?Eng\b|"
+        r"\bM\.?\s?Tech\b|\bMCA\b|\bM\.\s?Com\b|\bM\.\s?E\.(?![A-Za-z])|\bLL\.?M\b|\bM\.?\s?Phil\b|\bM\.?\s?Pharm\b",
+        re.I))),
+    ("bachelor", guarded(re.compile(
+        r"(?<!成)本科|大学(?:学历|文化)|学士|學士|统招本科|\bbachelor'?s?\b|(?-i:\bB\.?S\b\.?|\bB\.?A\b\.?(?!\w)|\bBE\b)|"
+        r"\bB\.?\s?Sc\b|\bB\.?Eng\b|\bB\.\s?E\.?(?![A-Za-z])|\bB\.?\s?Tech\b|\bB\.\s?Com\b|\bBCA\b|\bBBA\b|"
+        r"\bLL\.?B\b|\bB\.?\s?Pharm\b|\bB\.\s?Arch\b|"
+        r"undergraduate|college degree|4-year degree|university degree", re.I))),
     ("associate", guarded(re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I))),
-    ("high_school", guarded(re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bGED\b", re.I))),
+    ("high_school", guarded(re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bhigher secondary\b|\bGED\b|(?-i:\bHSC\b)", re.I))),
 ]
 _DEGREE_RES_LOWEST_FIRST = _DEGREE_RES[::-1]
 _DEGREE_KEYWORDS = {
     "phd": ("博士", "ph", "doctor"),
-    "master": ("硕士", "碩士", "研究生", "master", "ms", "m.s", "mba", "m.eng", "meng"),
-    "bachelor": ("本科", "大学", "学士", "學士", "bachelor", "bs", "b.s", "ba", "b.a", "b.eng", "be", "undergraduate", "degree"),
+    "master": ("硕士", "碩士", "研究生", "master", "ms", "m.s", "mba", "m.eng", "meng", "m. s", "m sc", "m. sc",
+               "m.e", "m. e", "m.com", "m. com", "tech", "mca", "llm", "ll.m", "phil", "pharm"),
+    "bachelor": ("本科", "大学", "学士", "學士", "bachelor", "bs", "b.s", "ba", "b.a", "b.eng", "be", "undergraduate", "degree",
+                 "b sc", "b. sc", "b.e", "b. e", "b.com", "b. com", "b.arch", "b. arch", "tech", "bca", "bba", "llb",
+                 "ll.b", "pharm"),
     "associate": ("大专", "大專", "专科", "專科", "高职", "associate"),
-    "high_school": ("高中", "中专", "中專", "技校", "high school", "ged"),
+    "high_school": ("高中", "中专", "中專", "技校", "high school", "higher secondary", "ged", "hsc"),
 }
-_DEGREE_CONTEXT = guarded(re.compile(r"学历|學歷|degree|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I))
+_DEGREE_CONTEXT = guarded(re.compile(r"学历|學歷|学位|degree|qualification|requirement|education|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I))
 
 _NO_REQUIREMENT = re.compile(r"\s*(学历)?不限\s*")
 

@@ -110,7 +110,10 @@ def _hint_positions(lower: str) -> dict[str, list[int]]:
     automaton, words = _hint_automaton()
     found: dict[str, list[int]] = {}
     for i, start, _ in automaton.find_matches_as_indexes(lower, overlapping=True):
-        found.setdefault(words[i], []).append(start)
+        word = words[i]
+        if start and word[0].isascii() and lower[start - 1].isascii() and lower[start - 1].isalpha():
+            continue   # inside a word: "ms " in "systems ", "bs " in "jobs " would crowd the excerpt
+        found.setdefault(word, []).append(start)
     for starts in found.values():
         starts.sort()
     return found

@@ -40,6 +40,33 @@ def test_degrees_held_in_a_chinese_bio(text, expected):
     assert degrees_mentioned(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("B.E. Information Technology, Pune University", ["bachelor"]),
+    ("B.Tech in CSE, 2016", ["bachelor"]),
+    ("M.Tech (CSE), 2019; B.Tech 2017", ["master", "bachelor"]),
+    ("MCA, 2015", ["master"]),
+    ("B.Com 2014", ["bachelor"]),
+    ("M.E. Mechanical", ["master"]),
+    ("Msc in Statistics", ["master"]),
+    ("HSC, Maharashtra board", ["high_school"]),
+    ("MS SQL Server - Experience - 6 months", []),        # Microsoft's, not a master's
+    ("MS Office, MS Excel", []),
+    ("p99 latency under 10 ms", []),                       # a unit
+    ("You will be working with a small team", []),         # the verb
+])
+def test_degree_abbreviations_in_capitals_and_with_dots(text, expected):
+    assert degrees_mentioned(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Master degree or you will be fine", "master"),
+    ("Qualifications: BS, MS or PhD with academic or industry experience", "bachelor"),
+    ("Requirements: Bachelor's and 6+ years of relevant experience", "bachelor"),
+])
+def test_parse_degree_reads_the_requirement_not_a_verb(text, expected):
+    assert parse_degree(text) == expected
+
+
 def test_fast_nfkc_equals_unicodedata_nfkc() -> None:
     """The fullwidth shortcut must give exactly NFKC, also next to combining marks and compat characters."""
     import unicodedata

@@ -17,11 +17,19 @@ def _find_excerpt(text: str, hints: tuple[str, ...], radius: int = 80, limit: in
     """The excerpt as first written: str.find per hint word."""
     lower = text.lower()
     starts: list[int] = []
+
+    def find(word: str, start: int) -> int:
+        """The next occurrence that starts a word ("ms " in "systems " does not)."""
+        pos = lower.find(word, start)
+        while pos > 0 and word[0].isascii() and lower[pos - 1].isascii() and lower[pos - 1].isalpha():
+            pos = lower.find(word, pos + 1)
+        return pos
+
     for word in hints:
-        pos = lower.find(word)
+        pos = find(word, 0)
         while pos >= 0 and len(starts) < limit * 2:
             starts.append(pos)
-            pos = lower.find(word, pos + len(word) + radius)
+            pos = find(word, pos + len(word) + radius)
     starts.sort()
     parts, last_end = [], -1
     for pos in starts[:limit]:
@@ -55,6 +63,16 @@ def test_requirements_read_from_a_long_description():
     zh = PostingFields(title="数据工程师", description="负责数据平台建设。" * 50 + "任职要求：3-5年工作经验，本科及以上学历。")
     p = normalize_posting(zh, source="t", external_id="2", fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc))
     assert (p.experience_min, p.experience_max, p.degree) == (3.0, 5.0, "bachelor")
+
+
+def test_a_hint_inside_a_word_does_not_crowd_out_the_requirement():
+    """"ms " ends "systems " and "teams ": those were hints, and three of them before the
+    requirement filled the excerpt, so "Bachelor's degree" further down was never read."""
+    text = ("We build systems for teams. " + "x" * 200 + " Our platforms serve programs. " + "y" * 200 +
+            " More systems and teams here. " + "z" * 200 + " Requirements: Bachelor's degree in CS.")
+    fields = PostingFields(title="Engineer", description=text)
+    p = normalize_posting(fields, source="t", external_id="4", fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc))
+    assert p.degree == "bachelor"
 
 
 def test_a_short_degree_field_that_says_nothing_falls_back_to_the_description():
