@@ -15,7 +15,13 @@ from jobpipe.normalize.regex_guard import guarded
 _NUM = r"(\d+(?:\.\d+)?|一|两|二|三|四|五|六|七|八|九|十)"
 _CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
-_NONE_RE = guarded(re.compile(r"经验不限|經驗不限|不限经验|无经验|無經驗|无需经验|^\s*不限\s*$|no experience (required|necessary)", re.I))
+# "No experience required" in its many spellings ("['无工作经验']" is a 51job field value); "无相关
+# 经验者勿扰" says the opposite, and "零经验" is zero.
+_NONE_RE = guarded(re.compile(
+    r"经验不限|經驗不限|不限经验|(?:无|無|不需要|不要求|无需|無需|无须)(?:相关|相關)?(?:工作)?(?:经验|經驗)"
+    r"(?!者?(?:勿|免|不|请勿|謝絕|谢绝))|零(?:经验|經驗)|^\s*不限\s*$|"
+    r"no (?:prior |previous |professional |relevant )?(?:work )?experience (?:is )?(?:required|necessary|needed)",
+    re.I))
 _GRAD_RE = guarded(re.compile(r"应届|應屆|在校|毕业生|new grad|fresh graduate", re.I))
 #: ``_NUM`` spelled to start with one character class of uncased characters, so that re, even
 #: under IGNORECASE, jumps to the next digit or numeral instead of trying every position (a
@@ -32,7 +38,7 @@ _CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|工作|work|从业|�
 
 #: Substrings every match of ``_NONE_RE`` / ``_GRAD_RE`` contains (Latin ones lowercased): a text
 #: holding none cannot match, and ``in`` rejects it far faster than the case-insensitive scan.
-_NONE_CUES = ("不限", "无经验", "無經驗", "无需经验", "no experience")
+_NONE_CUES = ("不限", "无", "無", "不需要", "不要求", "零经验", "零經驗", "no ")
 _GRAD_CUES = ("应届", "應屆", "在校", "毕业生", "new grad", "fresh graduate")
 
 
@@ -129,7 +135,7 @@ _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
         r"\bLL\.?B\b|\bB\.?\s?Pharm\b|\bB\.\s?Arch\b|"
         r"undergraduate|college degree|4-year degree|university degree", re.I))),
     ("associate", guarded(re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I))),
-    ("high_school", guarded(re.compile(r"高中|中专|中專|技校|\bhigh school\b|\bhigher secondary\b|\bGED\b|(?-i:\bHSC\b)", re.I))),
+    ("high_school", guarded(re.compile(r"高中|中专|中專|技校|中技|职高|職高|\bvocational\b|\bhigh school\b|\bhigher secondary\b|\bGED\b|(?-i:\bHSC\b)", re.I))),
 ]
 _DEGREE_RES_LOWEST_FIRST = _DEGREE_RES[::-1]
 _DEGREE_KEYWORDS = {
@@ -140,7 +146,7 @@ _DEGREE_KEYWORDS = {
                  "b sc", "b. sc", "b.e", "b. e", "b.com", "b. com", "b.arch", "b. arch", "tech", "bca", "bba", "llb",
                  "ll.b", "pharm"),
     "associate": ("大专", "大專", "专科", "專科", "高职", "associate"),
-    "high_school": ("高中", "中专", "中專", "技校", "high school", "higher secondary", "ged", "hsc"),
+    "high_school": ("高中", "中专", "中專", "技校", "中技", "职高", "職高", "vocational", "high school", "higher secondary", "ged", "hsc"),
 }
 _DEGREE_CONTEXT = guarded(re.compile(r"学历|學歷|学位|degree|qualification|requirement|education|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I))
 
@@ -160,6 +166,8 @@ def parse_degree(text: str | None) -> str | None:
     if _NO_REQUIREMENT.fullmatch(t):
         return None
     short = len(t) <= 20
+    if short:
+        t = t.replace("_", " ")   # an API's enumeration value: "bachelor_degree", "high_school"
     low = t.lower()
     # the lowest level mentioned is the requirement ("Bachelor's required, Master's preferred"):
     # levels are tried from the lowest up, and the first one mentioned is the answer (the higher

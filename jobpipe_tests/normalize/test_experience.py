@@ -67,6 +67,25 @@ def test_parse_degree_reads_the_requirement_not_a_verb(text, expected):
     assert parse_degree(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("['无工作经验']", (0.0, None)), ("不需要工作经验", (0.0, None)), ("零经验可培训", (0.0, None)),
+    ("有无经验均可", (0.0, None)), ("No prior experience required", (0.0, None)),
+    ("岗位无工作经验要求，应届生或者已有工作经验者均可", (0.0, None)),
+    ("无相关经验者勿扰", (None, None)),                   # those without experience need not apply
+    ("3年以上，无经验者免谈", (3.0, None)),
+])
+def test_no_experience_required_in_its_spellings(text, expected):
+    assert parse_experience(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("bachelor_degree", "bachelor"), ("masters_degree", "master"), ("high_school", "high_school"),
+    ("vocational", "high_school"), ("['中技']", "high_school"), ("Unspecified", None),
+])
+def test_an_api_enumeration_value_is_a_degree(text, expected):
+    assert parse_degree(text) == expected
+
+
 def test_fast_nfkc_equals_unicodedata_nfkc() -> None:
     """The fullwidth shortcut must give exactly NFKC, also next to combining marks and compat characters."""
     import unicodedata
