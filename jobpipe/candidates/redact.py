@@ -63,7 +63,11 @@ _CONTACT_LABEL = re.compile(
     r"(?=\s{3,}|\t|[|｜；;]|\n|$|\s+[^\s:：|｜]{1,14}\s?[:：]|[\s,，、]*" + _LABELS + _LABEL_SEP + ")",
     re.I,
 )
-_NAME_LABEL = re.compile(r"(?:(?<![A-Za-z])(?:full\s+name|name|candidate)\s*[:：]|(?:姓\s*名|曾用名|英文名|中文名|别名)\s*[:：]?)"
+# The label's value follows a colon, or the next cell of a table row ("姓名 | 张三丰 | 性别 | 男",
+# as a .docx table is read).
+# An English label starts its line or cell: "Project Name: Inventory System" names no person.
+_NAME_LABEL = re.compile(r"(?:(?:^|(?<=[\n\t|｜]))[ \t]*(?:full\s+name|name|candidate)\s*(?:[:：]|[|｜])|"
+                         r"(?:姓\s*名|曾用名|英文名|中文名|别名)\s*(?:[:：]|[|｜])?)"
                          r"\s*(?P<value>[^\n\t|｜；;,，()（）]{1,60})", re.I)
 # A form flattened out of a PDF table runs its fields together ("姓名：林子涵性别：女年龄：28"):
 # a name's value ends where the next field's label starts.

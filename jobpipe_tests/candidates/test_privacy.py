@@ -77,6 +77,9 @@ def drop_folder(tmp_path: Path) -> Path:
         lines[4:], header=lines[:2], table=[["Phone", "139-0000-5678"], ["Email", "zq.private@example.org"]],
         textbox=lines[2], author=NAME_EN))
     (folder / "p-zh.txt").write_text(RESUME_ZH, encoding="utf-8")
+    # A Chinese template's personal-information table: the name is only in a cell beside its label.
+    (folder / "p-zh-table.docx").write_bytes(make_docx(
+        RESUME_ZH.splitlines()[4:], table=[["姓名", NAME_ZH, "性别", "女"], ["手机", "13912345678", "QQ", "88886666"]]))
     return folder
 
 
@@ -141,9 +144,9 @@ def test_no_personal_data_in_tables_logs_or_dagster_events(database, db, drop_fo
     assert result.success
     profiles = next(e for e in result.get_asset_materialization_events()
                     if e.asset_key.path[-1] == "candidate_profiles").step_materialization_data.materialization
-    assert profiles.metadata["profiled"].value == 6 and profiles.metadata["quarantined"].value == 0
+    assert profiles.metadata["profiled"].value == 7 and profiles.metadata["quarantined"].value == 0
     assert db.execute("SELECT count(*) FROM candidate_matches").fetchone()[0] > 0
-    assert db.execute("SELECT count(*) FROM candidates").fetchone()[0] == 9
+    assert db.execute("SELECT count(*) FROM candidates").fetchone()[0] == 10
 
     # nowhere in the database
     assert _search_database(db) == []
@@ -209,4 +212,4 @@ def test_delete_through_every_door_leaves_nothing(database, db, drop_folder, tmp
         assert client.delete("/candidates/p-zh").status_code == 204
     assert _rows_of(db, "p-zh") == dict.fromkeys(_rows_of(db, "p-zh"), 0) and not (drop_folder / "p-zh.txt").exists()
     sync_candidates(db, drop_folder)          # and nothing comes back
-    assert {r[0] for r in db.execute("SELECT candidate_id FROM candidates")} == {"p-json", "p-pdf", "p-docx"}
+    assert {r[0] for r in db.execute("SELECT candidate_id FROM candidates")} == {"p-json", "p-pdf", "p-docx", "p-zh-table"}

@@ -108,6 +108,20 @@ def test_names_in_forms_of_address_and_run_together_fields(text, gone, kept):
     assert gone not in out and kept in out
 
 
+@pytest.mark.parametrize(("text", "gone"), [
+    ("个人信息\n姓名 | 钱立群 | 性别 | 男\n钱立群负责后端", "钱立群"),      # a .docx table row, as read
+    ("姓 名 | 钱立群 | 出生年月 | 1990.01", "钱立群"),
+    ("Personal details\nName | Priya Raman | Phone | 555\nPriya Raman built models", "Priya Raman"),
+])
+def test_a_name_in_a_table_cell_beside_its_label(text, gone):
+    assert gone not in redact(text).text
+
+
+def test_a_project_or_company_name_is_no_person():
+    text = "Project Name: Inventory Management System\nCompany name | Acme Corp\nBuilt the Inventory Management System"
+    assert redact(text).text == text
+
+
 @pytest.mark.parametrize("text", ["首先生成报表，再优化SQL", "原先生产部门的流程", "预先生效的配置"])
 def test_words_that_contain_a_form_of_address_stay(text):
     assert redact(text).text == text
