@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from jobpipe.normalize import canonical_skill
+from jobpipe.normalize.location import is_city_name
 
 PLACEHOLDERS = ("[email]", "[phone]", "[link]", "[handle]", "[address]", "[number]", "[name]", "[contact]")
 
@@ -88,7 +89,11 @@ _STREET_ZH = re.compile(
 _POSTCODE = re.compile(r"(?<=\b[A-Z]{2}\s)\d{5}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}\b")
 _SPACES = re.compile(r"[ \t]+")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-_LATIN_NAME_WORD = re.compile(r"^[A-Z][A-Za-zà-ÿ'\-]*[a-zà-ÿ][A-Za-zà-ÿ'\-]*\.?$|^[A-Z]\.$|^[A-Z][A-Z'\-]+$")
+#: A word of a name: capitalized, in any script with case ("Nguyễn", "Saldaña", "O'Brien",
+#: "Jean-Luc", "JOHN"), or an initial ("A.").
+_LATIN_NAME_WORD = re.compile(r"^(?=[^\W\d_])(?:[^\W\d_]|['’\-])+\.?$")
+#: Lower-case particles inside a name: "Ludwig van Beethoven", "Mohammed bin Salman".
+_NAME_PARTICLES = frozenset("van von der den de da das dos du del della di la le bin binti bint al el ter y".split())
 _CJK_NAME = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
 # How a name is addressed: "周明远先生", "Mr. John Smith". With the form of address, 2-4 Chinese
 # characters are a name whatever the surname; without it, the surname list decides.
@@ -186,11 +191,15 @@ def looks_like_name(text: str) -> bool:
     if _CJK_NAME.match(text):
         return text[:2] in _SURNAMES_2 or text[0] in _SURNAMES_1
     words = text.split()
-    if not 2 <= len(words) <= 4:
+    if not 2 <= len(words) <= 5:
         return False
     if any(w.lower().strip(".,") in _NOT_NAME_WORDS for w in words):
         return False
-    return all(_LATIN_NAME_WORD.match(w) for w in words)
+    if is_city_name(text):
+        return False   # "New York", "Ho Chi Minh City": a header's place, which matching needs
+    inner = [w for w in words[1:-1] if w not in _NAME_PARTICLES]
+    named = [words[0], *inner, words[-1]]
+    return len(named) <= 4 and all(_LATIN_NAME_WORD.match(w) and w[0].isupper() for w in named)
 
 
 def header_name(text: str) -> str | None:
@@ -208,10 +217,13 @@ def header_name(text: str) -> str | None:
         titled = _ZH_TITLED.match(folded)
         if titled and looks_like_name(titled.group("name")):   # "黄立德教授"; "计算机博士" is a degree
             return titled.group("name")
-        first = re.split(r"\s[|｜·•]\s|\s{3,}|\t|[,，:：（(]", line)[0].strip()
+        first = re.split(r"\s[|｜·•\-–—]\s|\s{3,}|\t|[,，:：（(]", line)[0].strip()
         first = _EN_TITLE.sub("", _fold(first))
         if looks_like_name(first) or _ZH_DOTTED_NAME.match(first):
             return first.strip(" :：-|·•*#")
+        both = _CJK_AND_LATIN.match(first)   # "张伟 Wei Zhang"
+        if both and looks_like_name(both.group(1)) and looks_like_name(both.group(2)):
+            return first
         sex = re.match(r"[\u4e00-\u9fff]{2,5}?(?=\s*[:：,，（(]?\s*(?:男|女))", folded)
         if sex and _SEX_AFTER.match(folded[sex.end():]):
             return sex.group(0)
@@ -219,6 +231,22 @@ def header_name(text: str) -> str | None:
             continue   # "RESUME" above the name
         return None
     return None
+
+
+_CJK_AND_LATIN = re.compile(r"^([\u4e00-\u9fff]{2,4})\s+([^\W\d_][^\u4e00-\u9fff]*)$")
+_BRACKETED = re.compile(r"^\s*[(（]\s*(?:(?:中文名|英文名|English name|Chinese name)\s*[:：]?\s*)?([^()（）\n]{2,40}?)\s*[)）]", re.I)
+
+
+def _aliases_after(text: str, name: str) -> list[str]:
+    """The name's other spelling in brackets right after it in the header ("Wei Zhang (张伟)",
+    "林子涵（Zihan Lin）"), when that too looks like a name."""
+    line = next((ln for ln in text.splitlines() if name in _fold(ln)), "")
+    folded = _fold(line)
+    rest = folded[folded.find(name) + len(name):]
+    m = _BRACKETED.match(rest)
+    if m and looks_like_name(m.group(1)):
+        return [m.group(1)]
+    return []
 
 
 def _name_patterns(names: Iterable[str]) -> list[re.Pattern[str]]:
@@ -296,7 +324,9 @@ def redact(text: str, names: Iterable[str | None] = ()) -> Redaction:
             known.append(_fold(value))
     head = header_name(text)
     if head:
-        known.append(head)
+        both = _CJK_AND_LATIN.match(head)
+        known.extend(both.groups() if both else [head])
+        known.extend(_aliases_after(text, head))
 
     out = text
     # Labelled values first: they may hold formats no pattern below recognizes ("QQ: 12345").

@@ -433,6 +433,12 @@ def resolve_city(name: str | None) -> str | None:
     return cities[0] if cities else None
 
 
+def is_city_name(text: str) -> bool:
+    """Whether ``text`` as a whole is a city's name or alias ("New York", "Ho Chi Minh City"), not
+    a text that mentions one: a resume's first line that is a city is no person's name."""
+    return bool(text and text.strip() and _key(text.strip()) in _gazetteer().cities)
+
+
 def city_country(canonical: str) -> str | None:
     """Country of a canonical city (the most populous entry of that name)."""
     cands = _gazetteer().cities.get(_key(canonical))

@@ -127,6 +127,29 @@ def test_words_that_contain_a_form_of_address_stay(text):
     assert redact(text).text == text
 
 
+@pytest.mark.parametrize(("text", "name"), [
+    ("John Smith – Software Engineer", "John Smith"),        # a dash between the name and the role
+    ("John Smith - Software Engineer", "John Smith"),
+    ("Nguyễn Văn An\nBackend Developer", "Nguyễn Văn An"),   # letters beyond Latin-1
+    ("Ludwig van Beethoven\nComposer", "Ludwig van Beethoven"),
+    ("Mohammed bin Salman | Analyst", "Mohammed bin Salman"),
+    ("New York, NY\nData Engineer", None),                   # a place, which matching needs
+    ("Ho Chi Minh City\nData Engineer", None),
+])
+def test_header_names_in_more_shapes(text, name):
+    assert header_name(text) == name
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("Wei Zhang (张伟)\nEngineer\n张伟 led the team", ["Wei Zhang", "张伟"]),   # the other spelling in brackets
+    ("林子涵（Zihan Lin）\n算法工程师\nZihan Lin 负责训练", ["林子涵", "Zihan Lin"]),
+    ("张伟 Wei Zhang\n张伟 led; Wei Zhang too", ["张伟", "Wei Zhang"]),
+])
+def test_both_spellings_of_a_header_name_go(text, gone):
+    out = redact(text).text
+    assert not any(g in out for g in gone)
+
+
 def test_header_name_skips_a_heading_above_it():
     assert header_name("RESUME\n\nMaya Okafor | Engineer") == "Maya Okafor"
     assert header_name("个人简历\n林子涵（女）\n算法工程师") == "林子涵"
