@@ -70,7 +70,10 @@ _MONTH_NAMES = {m: i for i, names in enumerate(
      ("dec", "december")], start=1) for m in names}
 _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _YEAR = r"(?:19[5-9]\d|20[0-4]\d)"
+#: "Mar'19": a month with a two-digit year after an apostrophe.
+_SHORT_YEAR = r"['’‘]\s*(\d{2})(?!\d)"
 _POINT = (r"(?:" + _MON + r"\s*,?\s*" + _YEAR
+          + r"|" + _MON + r"\s*" + r"['’‘]\s*\d{2}(?!\d)"
           + r"|" + _YEAR + r"(?:\s*[./\-年]\s*\d{1,2}(?!\d)\s*月?)?"
           + r"|\d{1,2}\s*[./]\s*" + _YEAR + r")")
 _NOW = r"(?:present|current(?:ly)?|now|today|date|ongoing|至今|今|现在|目前|now)"
@@ -168,6 +171,11 @@ def _point(text: str, *, today: date) -> tuple[int, int] | None:
     m = re.match(r"(" + _MON + r")\s*,?\s*(" + _YEAR + r")", t, re.I)
     if m:
         return int(m.group(2)), _MONTH_NAMES.get(m.group(1).rstrip(".")[:3], _UNKNOWN_MONTH)
+    m = re.match(r"(" + _MON + r")\s*" + _SHORT_YEAR, t, re.I)
+    if m:   # a two-digit year is this century's up to next year, else the last one's
+        year = 2000 + int(m.group(2))
+        year = year if year <= today.year + 1 else year - 100
+        return year, _MONTH_NAMES.get(m.group(1).rstrip(".")[:3], _UNKNOWN_MONTH)
     m = re.match(r"(" + _YEAR + r")(?:\s*[./\-年]\s*(\d{1,2})\s*月?)?", t)
     if m:
         month = int(m.group(2)) if m.group(2) else _UNKNOWN_MONTH
@@ -179,6 +187,20 @@ def _point(text: str, *, today: date) -> tuple[int, int] | None:
     return None
 
 
+#: "Since 2017", "2017 onwards", "自2017年起": an open period without a dash. "Since" must start the
+#: line or a bracket or field: "used Python since 2015" is no job.
+_SINCE = re.compile(r"(?:^|(?<=[(\[（|,，:：;；]))\s*[-•*·]?\s*(?:since\s+|自\s*|从\s*)(" + _POINT + r")(?:\s*(?:年)?\s*(?:起|开始|以来))?|(" + _POINT +
+                    r")\s*(?:onwards?|till date|to this day|年?起至今)", re.I)
+
+
+def _periods_in(line: str) -> list[tuple[str, str]]:
+    """(start, end) texts of the line's periods; an open one ("since 2017") ends "present"."""
+    found = [(m.group(1), m.group(2)) for m in _PERIOD.finditer(line)]
+    if not found:
+        found = [(m.group(1) or m.group(2), "present") for m in _SINCE.finditer(line)]
+    return found
+
+
 def work_periods(lines: list[str], *, today: date | None = None) -> list[WorkPeriod]:
     """Dated periods in work-history lines (study lines skipped), in order of appearance."""
     today = today or date.today()
@@ -187,9 +209,10 @@ def work_periods(lines: list[str], *, today: date | None = None) -> list[WorkPer
     for line in lines:
         if _EDUCATION.search(line):
             continue
-        for m in _PERIOD.finditer(line):
-            start = _point(m.group(1), today=today)
-            end = _point(m.group(2), today=today) if re.match(_YEAR + "|" + _MON + "|\\d", m.group(2), re.I) else None
+        for m in _periods_in(line):
+            first, last = m
+            start = _point(first, today=today)
+            end = _point(last, today=today) if re.match(_YEAR + "|" + _MON + "|\\d", last, re.I) else None
             if start is None:
                 continue
             until = end or now
@@ -199,7 +222,7 @@ def work_periods(lines: list[str], *, today: date | None = None) -> list[WorkPer
             if months < 0 or months > 50 * 12:
                 continue
             if months == 0:
-                months = 1 if end is not None and re.search(r"[./\-年]\s*\d", m.group(1)) else 6
+                months = 1 if end is not None and re.search(r"[./\-年]\s*\d", first) else 6
             out.append(WorkPeriod(f"{start[0]:04d}-{start[1]:02d}", None if end is None else f"{end[0]:04d}-{end[1]:02d}",
                                   months, _evidence(line)))
     return out

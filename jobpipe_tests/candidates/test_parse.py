@@ -58,6 +58,20 @@ def test_listed_and_mentioned_skills_with_their_evidence():
     assert p.skills.index(go) < p.skills.index(rust)        # listed skills first
 
 
+@pytest.mark.parametrize(("line", "period"), [
+    ("Mar'19 - Jul'21  Engineer, Acme", ("2019-03", "2021-07")),       # two-digit years
+    ("Jan’99 – Dec’01  Developer", ("1999-01", "2001-12")),
+    ("Since 2017: Engineer at Acme", ("2017-07", None)),                # open, without a dash
+    ("Engineer, Acme (since March 2020)", ("2020-03", None)),
+    ("自2017年起担任后端工程师", ("2017-07", None)),
+    ("2018 onwards: Data Engineer", ("2018-07", None)),
+    ("- used Python since 2015 for scripts", None),                     # a skill's age, not a job
+])
+def test_more_shapes_of_a_work_period(line, period):
+    got = [(p.start, p.end) for p in work_periods([line], today=TODAY)]
+    assert got == ([period] if period else [])
+
+
 @pytest.mark.parametrize(("line", "degree"), [
     ("1979年出生，大专学历，会计师。", "associate"),
     ("1962年生，中专学历。", "high_school"),
