@@ -85,7 +85,8 @@ _CURRENCY_TOKENS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"jpy|円|日元", re.I), "JPY"),
     # Not "won", "real", "php", "nis", "try", "kr": ordinary words, a language, or ambiguous.
     (re.compile(r"₪|\bils\b|shekels?|谢克尔", re.I), "ILS"),
-    (re.compile(r"₹|\binr\b|rupees?|\blpa\b|卢比", re.I), "INR"),
+    # Lakhs and crores are Indian numbering; "Rs." before an amount is the rupee.
+    (re.compile(r"₹|\binr\b|rupees?|\blpa\b|卢比|(?-i:\bRs\.?|\bRS\.)\s*(?=\d)|\d\s*(?:lakhs?|lacs?|crores?)\b", re.I), "INR"),
     (re.compile(r"₩|\bkrw\b|韩元", re.I), "KRW"),
     (re.compile(r"\bchf\b|swiss francs?|瑞士法郎", re.I), "CHF"),
     (re.compile(r"zł|\bpln\b|złoty|zloty", re.I), "PLN"),
@@ -390,10 +391,19 @@ def _parse_text_cached(raw: str, context_currency: str | None) -> Salary | None:
 _UNIT_TENTH = re.compile(r"(?<![\d.,])(\d+)\s*([万萬wW千])(\d)(?:千)?(?![\d.,%])(?!\s*[万萬wW千kK元])")
 
 
+#: "₹ 6.5 L", "Rs 12L": with a rupee sign, a lone L after an amount is a lakh.
+_RUPEE = re.compile(r"₹|\binr\b|(?-i:\bRs\.?|\bRS\.)\s*\d|rupees?", re.I)
+_LAKH_L = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*L\b")
+#: An amount counted in lakhs or crores is a year's (CTC), whatever its size in dollars.
+_INDIAN_UNIT = re.compile(r"\d\s*(?:lakhs?|lacs?|lpa|crores?)\b", re.I)
+
+
 def _parse_text(raw: str, context_currency: str | None) -> Salary | None:
     text = unicodedata.normalize("NFKC", raw).strip()
     text = text.replace("—", "-").replace("–", "-").replace("〜", "~").replace("～", "~")
     text = _UNIT_TENTH.sub(r"\1.\3\2", text)
+    if _RUPEE.search(text):
+        text = _LAKH_L.sub(r"\1 lakh", text)   # "₹ 6.5 L"
     negotiable = bool(_NEGOTIABLE_RE.search(text))
     found = _find_amounts(text)
     if found is None:
@@ -417,6 +427,8 @@ def _parse_text(raw: str, context_currency: str | None) -> Salary | None:
     if period is None:
         period = guessed
     if guessed == "year" and _STRONG_YEAR.search(text):
+        period = "year"
+    if _period_in(text) is None and _INDIAN_UNIT.search(text):
         period = "year"
     months_stated = _months_per_year(text)
     if months_stated and period in ("hour", "day") and currency in (None, "CNY") and amount < 1000:

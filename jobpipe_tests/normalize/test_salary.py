@@ -81,6 +81,19 @@ def test_parse_salary_cases(text, ctx, lo, hi, currency, period, months):
     assert (s.min, s.max, s.currency, s.period, s.months_per_year) == (lo, hi, currency, period, months)
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("INR 15 lakhs", (1_500_000, 1_500_000, "INR", "year")),     # lakhs are a year's, not a month's
+    ("15 lakh per annum", (1_500_000, 1_500_000, "INR", "year")),
+    ("1.2 crore", (12_000_000, 12_000_000, "INR", "year")),
+    ("₹ 6.5 L", (650_000, 650_000, "INR", "year")),                # was 6 an hour
+    ("Rs 12L", (1_200_000, 1_200_000, "INR", "year")),
+    ("Rs. 50,000 per month", (50_000, 50_000, "INR", "month")),
+])
+def test_indian_numbering_and_the_rupee(text, expected):
+    s = parse_salary(text)
+    assert (s.min, s.max, s.currency, s.period) == expected
+
+
 @pytest.mark.parametrize("text", ["面议", "薪资面议", "Negotiable", "薪资open，不卡涨幅", "提供有竞争力的薪资", "薪资可谈", "competitive"])
 def test_negotiable_without_amounts(text):
     s = parse_salary(text)
