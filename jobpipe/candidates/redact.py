@@ -20,9 +20,11 @@ only reach a table, a log line or a vector if this module misses it. What it rem
   ("周先生", "黄教授");
 * anyone else addressed by name in Chinese ("证明人：李建国先生", "王女士"): a referee's name is
   personal data too.
+* who the person is, after a label ("性别：", "Age:", "户籍：", "Marital Status:"): never a matching
+  criterion, so never in a vector.
 
 Each removal leaves a neutral placeholder (``[email]``, ``[phone]``, ``[link]``, ``[address]``,
-``[name]``), so the text keeps its shape for the section parser.
+``[name]``, ``[personal]`` ...), so the text keeps its shape for the section parser.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from dataclasses import dataclass, field
 from jobpipe.normalize import canonical_skill
 from jobpipe.normalize.location import is_city_name
 
-PLACEHOLDERS = ("[email]", "[phone]", "[link]", "[handle]", "[address]", "[number]", "[name]", "[contact]")
+PLACEHOLDERS = ("[email]", "[phone]", "[link]", "[handle]", "[address]", "[number]", "[name]", "[contact]",
+                "[personal]")
 
 _EMAIL = re.compile(r"[\w.+\-']+\s*(?:@|\(at\)|\[at\])\s*[\w\-]+(?:\s*(?:\.|\(dot\)|\[dot\])\s*[\w\-]+)+", re.I)
 _URL = re.compile(
@@ -64,6 +67,23 @@ _CONTACT_LABEL = re.compile(
     r"(?=\s{3,}|\t|[|｜；;]|\n|$|\s+[^\s:：|｜]{1,14}\s?[:：]|[\s,，、]*" + _LABELS + _LABEL_SEP + ")",
     re.I,
 )
+# Who the person is rather than what they can do: sex, age and birth date, origin, ethnicity,
+# marital and political status, religion, body. A matching criterion none of them may be, so none
+# reaches a vector, a match or a table ("性别：男", "Age: 29", "户籍：安徽合肥", "Marital Status: Single").
+# Only with a colon or a table cell after the label: "at age 12" and "height 100px" stay.
+_PERSONAL_LABELS = (
+    r"(?:(?<![A-Za-z])(?:gender|sex|age|date\s+of\s+birth|d\.?o\.?b\.?|birth\s*date|birthday|born|"
+    r"place\s+of\s+birth|hometown|marital\s+status|nationality|citizenship|religion|caste|ethnicity|race|"
+    r"height|weight)(?![A-Za-z])"
+    r"|性\s*别|年\s*龄|出生年月|出生日期|出生年份|生\s*日|民\s*族|婚姻状况|婚姻状态|婚\s*否|政治面貌|宗教信仰|"
+    r"户\s*籍|籍\s*贯|户口(?:所在地)?|出生地|身\s*高|体\s*重|健康状况|国\s*籍)"
+)
+_PERSONAL_LABEL = re.compile(
+    _PERSONAL_LABELS + r"(?:\s*[:：]\s*|\s*[|｜]\s*)(?P<value>[^\n\t|｜；;]*?)"
+    r"(?=\s{2,}|\t|[|｜；;，,]|\n|$|\s+[^\s:：|｜]{1,14}\s?[:：]|[\s、]*(?:" + _PERSONAL_LABELS + "|" + _LABELS +
+    r")\s*[:：|｜])",
+    re.I,
+)
 # The label's value follows a colon, or the next cell of a table row ("姓名 | 张三丰 | 性别 | 男",
 # as a .docx table is read).
 # An English label starts its line or cell: "Project Name: Inventory System" names no person.
@@ -72,7 +92,8 @@ _NAME_LABEL = re.compile(r"(?:(?:^|(?<=[\n\t|｜]))[ \t]*(?:full\s+name|name|can
                          r"\s*(?P<value>[^\n\t|｜；;,，()（）]{1,60})", re.I)
 # A form flattened out of a PDF table runs its fields together ("姓名：林子涵性别：女年龄：28"):
 # a name's value ends where the next field's label starts.
-_NEXT_FIELD = re.compile(r"\s*(?:性\s*别|民\s*族|出\s*生|年\s*龄|籍\s*贯|学\s*历|电\s*话|手\s*机|邮\s*箱|[:：]).*", re.S)
+_NEXT_FIELD = re.compile(r"\s*(?:性\s*别|民\s*族|出\s*生|年\s*龄|籍\s*贯|学\s*历|电\s*话|手\s*机|邮\s*箱|[:：]).*|\s{2,}.*",
+                         re.S)   # or two spaces: "Name: Priya Raman  Age: 29"
 # Digit runs that may be phone numbers: an optional +, digits, spaces, dots, dashes, brackets.
 _PHONE_LIKE = re.compile(r"(?<![\w+])\+?\(?\d[\d\s().\-/]{5,}\d(?!\w)")
 _DIGIT_GROUP = re.compile(r"\d+")
@@ -217,9 +238,11 @@ def header_name(text: str) -> str | None:
         titled = _ZH_TITLED.match(folded)
         if titled and looks_like_name(titled.group("name")):   # "黄立德教授"; "计算机博士" is a degree
             return titled.group("name")
-        first = re.split(r"\s[|｜·•\-–—]\s|\s{3,}|\t|[,，:：（(]", line)[0].strip()
-        first = _EN_TITLE.sub("", _fold(first))
-        if looks_like_name(first) or _ZH_DOTTED_NAME.match(first):
+        raw_first = re.split(r"\s[|｜·•\-–—]\s|\s{3,}|\t|[,，:：（(]", line)[0]
+        # "Marital Status: Single" is a field, not a name
+        field_label = line[len(raw_first):].lstrip().startswith((":", "：")) and not _CJK.search(raw_first)
+        first = _EN_TITLE.sub("", _fold(raw_first.strip()))
+        if not field_label and (looks_like_name(first) or _ZH_DOTTED_NAME.match(first)):
             return first.strip(" :：-|·•*#")
         both = _CJK_AND_LATIN.match(first)   # "张伟 Wei Zhang"
         if both and looks_like_name(both.group(1)) and looks_like_name(both.group(2)):
@@ -341,6 +364,16 @@ def redact(text: str, names: Iterable[str | None] = ()) -> Redaction:
         return label + "[contact]"
 
     out = _CONTACT_LABEL.sub(labelled, out)
+
+    def personal(m: re.Match[str]) -> str:
+        value = m.group("value")
+        if not value.strip():
+            return m.group(0)
+        counts["personal"] = counts.get("personal", 0) + 1
+        space = value[len(value.rstrip()):]
+        return m.group(0)[: m.start("value") - m.start(0)] + "[personal]" + space
+
+    out = _PERSONAL_LABEL.sub(personal, out)
     out = sub(_EMAIL, "[email]", out, "email")
     out = sub(_URL, "[link]", out, "link")
 

@@ -11,7 +11,7 @@ import re
 
 from jobpipe.candidates.models import CandidateProfile
 
-_PLACEHOLDER = re.compile(r"\[(?:email|phone|link|handle|address|number|name|contact)\]")
+_PLACEHOLDER = re.compile(r"\[(?:email|phone|link|handle|address|number|name|contact|personal)\]")
 
 
 #: How much of the redacted resume body a candidate's vector reads. A posting's embedding text

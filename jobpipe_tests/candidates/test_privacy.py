@@ -29,6 +29,7 @@ SECRETS = [
     NAME_EN, "Quillfeather", NAME_ZH, "zq.private@example.org", "gxm.mail@example.cn", "+1 (415) 555-0123",
     "139-0000-5678", "13912345678", "linkedin.com/in/zquill-9", "github.com/zquillgh", "@zquillf", "zq_wechat_77",
     "gxm_2024", "742 Evergreen Terrace", "漕溪北路595号", "zquill.dev", "88886666",
+    "Widowed", "鄂温克",   # marital status and ethnicity: who the person is, never a criterion
 ]
 #: Phone numbers again as bare digits (a number re-spaced or re-punctuated is still that number).
 PHONE_DIGITS = ["14155550123", "4155550123", "13900005678", "13912345678", "88886666"]
@@ -40,6 +41,7 @@ def _resume_en(fmt: str) -> list[str]:
         f"Senior Backend Engineer | Berlin, Germany | zq.private@example.org | +1 (415) 555-0123 ({fmt})",
         "LinkedIn: https://www.linkedin.com/in/zquill-9   GitHub: github.com/zquillgh   Twitter @zquillf",
         "Address: 742 Evergreen Terrace, Springfield   WeChat: zq_wechat_77   Site: zquill.dev",
+        "Marital Status: Widowed",
         "SUMMARY",
         f"{NAME_EN} is a backend engineer with 8 years of experience. Quillfeather likes Python.",
         "EXPERIENCE",
@@ -55,6 +57,7 @@ RESUME_ZH = "\n".join([
     "求职意向：Java 后端开发工程师 | 期望城市：上海",
     "手机：13912345678  邮箱：gxm.mail@example.cn  微信：gxm_2024  QQ：88886666",
     "住址：上海市徐汇区漕溪北路595号",
+    "民族：鄂温克族  性别：女",
     "工作经历",
     "2019.07 - 至今  某互联网公司  后端开发工程师",
     f"负责支付系统，使用 Java、Spring、MySQL 与 Redis。{NAME_ZH}带领团队完成迁移。",

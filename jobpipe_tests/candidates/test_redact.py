@@ -99,7 +99,7 @@ def test_a_name_addressed_as_one_is_the_header_name(text, name):
 @pytest.mark.parametrize(("text", "gone", "kept"), [
     ("周明远先生，1975年出生。\n周先生2008年加入公司。", "周先生", "2008年加入公司"),   # surname + form of address
     ("黄立德教授，1950年出生。\n黄教授为注册会计师。", "黄教授", "注册会计师"),
-    ("姓名：林子涵性别：女年龄：28", "林子涵", "性别：女"),                        # a PDF table run together
+    ("姓名：林子涵性别：女年龄：28", "林子涵", "性别："),                          # a PDF table run together
     ("个人简历\n曾用名 钱多多\n会计", "钱多多", "会计"),
     ("Java开发\n证明人：李建国先生（原部门经理）", "李建国", "原部门经理"),          # a referee is a person too
 ])
@@ -148,6 +148,26 @@ def test_header_names_in_more_shapes(text, name):
 def test_both_spellings_of_a_header_name_go(text, gone):
     out = redact(text).text
     assert not any(g in out for g in gone)
+
+
+@pytest.mark.parametrize(("text", "gone", "kept"), [
+    ("Name: Priya Raman  Age: 29  Gender: Female", ["29", "Female", "Priya"], ["Age:", "Gender:"]),
+    ("Marital Status: Single | Nationality: Indian\nDate of Birth: 12/05/1990", ["Single", "Indian", "1990"],
+     ["Marital Status:"]),
+    ("性别 | 女 | 民族 | 汉 | 政治面貌 | 党员", ["女", "汉", "党员"], ["性别 | [personal] | 民族"]),
+    ("现居住地：杭州市西湖区  户籍：安徽合肥", ["安徽合肥"], ["杭州市西湖区"]),   # where they live stays
+    ("出生年月：1995.03  婚姻状况：未婚  身高：180cm", ["1995", "未婚", "180"], ["婚姻状况："]),
+])
+def test_who_the_person_is_goes(text, gone, kept):
+    """Sex, age, origin, ethnicity, marital and political status: never a matching criterion."""
+    out = redact(text).text
+    assert not any(g in out for g in gone) and all(k in out for k in kept), out
+
+
+@pytest.mark.parametrize("text", ["At age 12 I started coding", "height 100px, weight decay 0.01",
+                                  "Usage: 50% less; Storage: S3", "Born to build: a tagline"])
+def test_the_same_words_without_a_label_stay(text):
+    assert redact(text).text == text
 
 
 def test_header_name_skips_a_heading_above_it():
