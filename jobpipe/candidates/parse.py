@@ -137,10 +137,18 @@ _LANGUAGES = {
     "it": r"italian|意大利语",
     "hi": r"hindi|印地语",
 }
-_LANGUAGE_RE = {code: re.compile(r"(?<![A-Za-z])(?:" + pattern + r")(?![A-Za-z])", re.I) for code, pattern in _LANGUAGES.items()}
+def _language_pattern(pattern: str) -> re.Pattern[str]:
+    """A language's names; a Latin name must not touch other letters ("english" in "englishman"),
+    a Chinese one may touch anything ("英语CET-6", "日语N2")."""
+    parts = [p if not p.isascii() else r"(?<![A-Za-z])" + p + r"(?![A-Za-z])" for p in pattern.split("|")]
+    return re.compile("|".join(parts), re.I)
+
+
+_LANGUAGE_RE = {code: _language_pattern(pattern) for code, pattern in _LANGUAGES.items()}
 _LANGUAGE_LEVEL = re.compile(
     r"fluent|native|proficient|proficiency|bilingual|business level|working knowledge|intermediate|advanced|"
-    r"conversational|mother tongue|\bcet-?[46]\b|ielts|toefl|toeic|\bjlpt\b|\bn[1-5]\b|\b[abc][12]\b|"
+    r"conversational|mother tongue|(?<![A-Za-z])cet-?[46](?![A-Za-z\d])|ielts|toefl|toeic|(?<![A-Za-z])jlpt(?![A-Za-z])|"
+    r"(?<![A-Za-z\d])n[1-5](?![A-Za-z\d])|\b[abc][12]\b|"   # "英语CET-6", "日语N2": no \b there
     r"流利|熟练|精通|母语|四级|六级|八级|专八|专四|读写|听说|口语", re.I)
 
 

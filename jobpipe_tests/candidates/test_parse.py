@@ -58,6 +58,15 @@ def test_listed_and_mentioned_skills_with_their_evidence():
     assert p.skills.index(go) < p.skills.index(rust)        # listed skills first
 
 
+@pytest.mark.parametrize(("line", "languages"), [
+    ("专业技能：熟悉Java；英语CET-6", ["zh", "en"]),      # a level glued to the language
+    ("语言：日语N2，英语六级", ["zh", "ja", "en"]),
+    ("熟练掌握英语听说读写", ["zh", "en"]),
+])
+def test_languages_written_together_with_their_level(line, languages):
+    assert set(parse_resume("l", f"林一\n{line}", today=TODAY).languages) == set(languages)
+
+
 @pytest.mark.parametrize(("line", "period"), [
     ("Mar'19 - Jul'21  Engineer, Acme", ("2019-03", "2021-07")),       # two-digit years
     ("Jan’99 – Dec’01  Developer", ("1999-01", "2001-12")),
