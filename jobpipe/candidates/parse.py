@@ -112,7 +112,8 @@ _DESIRED_CITY_LINE = re.compile(
     r"willing to relocate to|open to relocat(?:e|ion) to)\s*[:：]?\s*(.+)", re.I)
 _SALARY_LINE = re.compile(
     r"(?:期望薪资|期望月薪|期望年薪|期望薪酬|薪资要求|期望待遇|薪资期望|目前薪资|expected salary|salary expectations?|"
-    r"desired salary|expected (?:compensation|ctc)|target (?:salary|compensation)|salary requirements?)\s*[:：]?\s*([^\n|｜；;]+)",
+    r"desired salary|expected (?:compensation|ctc)|expected(?=\s*[:：])|target (?:salary|compensation)|"
+    r"salary requirements?)\s*[:：]?\s*([^\n|｜；;]+)",
     re.I,
 )
 _REMOTE_YES = re.compile(
@@ -121,6 +122,12 @@ _REMOTE_YES = re.compile(
     re.I,
 )
 _REMOTE_NO = re.compile(r"no remote|not open to remote|on-?site only|office only|不接受远程|不考虑远程", re.I)
+#: "Remote" as one of the places a person wants or is at ("期望工作地点：北京/上海/远程", "Location: Remote (US)").
+_REMOTE_PLACE = re.compile(r"(?<![A-Za-z])(?:remote|wfh|work from home)(?![A-Za-z])|远程|居家办公", re.I)
+#: The kind of employment wanted, stated on its own line ("工作性质：全职", "Employment type: contract").
+_JOB_TYPE_LINE = re.compile(
+    r"^\s*(?:工作性质|工作类型|求职类型|期望工作性质|用工性质|employment type|job type|work type|engagement)\s*[:：]\s*(.+)$",
+    re.I)
 _LANGUAGES = {
     "en": r"english|英语|英文",
     "zh": r"mandarin|chinese|普通话|中文|汉语|国语",
@@ -542,6 +549,10 @@ def parse_redacted(candidate_id: str, text: str, *, today: date | None = None, t
     statements = header_lines[:8] + lines_of(sections, "objective", "summary")
     statement_text = "\n".join(statements)
     remote = False if _REMOTE_NO.search(statement_text) else True if _REMOTE_YES.search(statement_text) else None
+    if remote is None:
+        places = [m.group(1) for line in text.splitlines()
+                  if (m := _DESIRED_CITY_LINE.search(line) or _LOCATION_LINE.match(line.strip()))]
+        remote = True if any(_REMOTE_PLACE.search(place) for place in places) else None
     objective_lines = [m.group(1) for line in text.splitlines() if (m := _OBJECTIVE_LINE.match(line.strip()))]
     objective_lines += lines_of(sections, "objective")
     evidence = _skill_evidence(sections)
@@ -563,7 +574,8 @@ def parse_redacted(candidate_id: str, text: str, *, today: date | None = None, t
         skill_evidence=evidence,
         cities=cities,
         remote=remote,
-        job_types=_job_types(objective_lines + targets),
+        job_types=_job_types(objective_lines + targets + [
+            m.group(1) for line in text.splitlines() if (m := _JOB_TYPE_LINE.match(line))]),
         expected_salary=_expected_salary(text, language, cities),
         languages=_languages(sections, language),
         truncated=truncated,

@@ -58,6 +58,23 @@ def test_listed_and_mentioned_skills_with_their_evidence():
     assert p.skills.index(go) < p.skills.index(rust)        # listed skills first
 
 
+@pytest.mark.parametrize(("line", "field", "value"), [
+    ("期望工作地点：北京/上海/远程", "remote", True),          # remote as one of the places wanted
+    ("Location: Remote (US)", "remote", True),
+    ("期望城市：上海（不接受远程）", "remote", False),
+    ("Location: Berlin\nSummary: led a remote team", "remote", None),
+    ("工作性质：全职", "job_types", ["full_time"]),            # the employment wanted, on its own line
+    ("Employment type: Contract", "job_types", ["contract"]),
+])
+def test_preference_lines_in_more_shapes(line, field, value):
+    assert getattr(parse_resume("p", f"林一\n{line}", today=TODAY), field) == value
+
+
+def test_expected_pay_after_the_current_pay():
+    p = parse_resume("p", "Asha Rao\nCurrent CTC: 8 LPA, Expected: 12 LPA", today=TODAY)
+    assert (p.expected_salary["min"], p.expected_salary["currency"]) == (1_200_000, "INR")
+
+
 @pytest.mark.parametrize(("line", "languages"), [
     ("专业技能：熟悉Java；英语CET-6", ["zh", "en"]),      # a level glued to the language
     ("语言：日语N2，英语六级", ["zh", "ja", "en"]),
