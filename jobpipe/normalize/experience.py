@@ -14,6 +14,8 @@ from jobpipe.normalize.regex_guard import guarded
 
 _NUM = r"(\d+(?:\.\d+)?|一|两|二|三|四|五|六|七|八|九|十)"
 _CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+#: "半年以上开发经验": half a year, only with experience named ("试用期半年" is probation).
+_HALF_YEAR_RE = re.compile(r"半年(?:以上|及以上|或以上)?[^。\n；;]{0,12}?(?:经验|經驗)")
 
 # "No experience required" in its many spellings ("['无工作经验']" is a 51job field value); "无相关
 # 经验者勿扰" says the opposite, and "零经验" is zero.
@@ -33,8 +35,8 @@ _MIN_TAIL = r"\s*(?:\+|年以上|年及以上|年或以上|年\s*以上|\s*years
 _RANGE_RE = re.compile(_NUM_FIRST + _RANGE_TAIL, re.I)
 _MIN_RE = re.compile(_NUM_FIRST + _MIN_TAIL, re.I)
 _BELOW_RE = guarded(re.compile(_NUM + r"\s*年以下|less than\s*" + _NUM + r"\s*years?", re.I))
-_ANY_NUMBER = re.compile(r"[\d一两二三四五六七八九十]")
-_CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|工作|work|从业|開發|开发", re.I))
+_ANY_NUMBER = re.compile(r"[\d一两二三四五六七八九十半]")
+_CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|\bexp\b|工作|work|从业|開發|开发", re.I))
 
 #: Substrings every match of ``_NONE_RE`` / ``_GRAD_RE`` contains (Latin ones lowercased): a text
 #: holding none cannot match, and ``in`` rejects it far faster than the case-insensitive scan.
@@ -82,6 +84,12 @@ def _n(text: str) -> float:
     return float(_CN_NUM.get(text, text))
 
 
+def _after(t: str, end: int) -> int:
+    """How far after a number its context may be: English puts more words between them ("3+ years
+    of software development experience") than Chinese ("3年以上开发经验")."""
+    return 60 if t[end:end + 60].isascii() else 30
+
+
 def parse_experience(text: str | None) -> tuple[float | None, float | None]:
     """(min_years, max_years); (0, 0) for fresh graduates, (0, None) for "no requirement"."""
     if not text:
@@ -97,7 +105,7 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
         return (0.0, 0.0) if grad else (None, None)
     short = len(t) <= 20
     for m in _RANGE_RE.finditer(t):
-        if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + 30]):
+        if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + _after(t, m.end())]):
             lo, hi = _n(m.group(1)), _n(m.group(2))
             if 0 <= lo <= hi <= 40:
                 return lo, hi
@@ -105,8 +113,10 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
         below = _BELOW_RE.search(t)
         if below:
             return 0.0, _n(below.group(1) or below.group(2))
+    if "半" in t and _HALF_YEAR_RE.search(t):
+        return 0.5, None
     for m in _MIN_RE.finditer(t):
-        if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + 30]):
+        if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + _after(t, m.end())]):
             lo = _n(m.group(1))
             if 0 <= lo <= 40:
                 return lo, None

@@ -164,6 +164,27 @@ _clean_description = lru_cache(maxsize=_DESCRIPTION_CACHE)(clean_text)
 _lowercase = lru_cache(maxsize=_DESCRIPTION_CACHE)(str.lower)
 
 
+_NUMERALS = frozenset("0123456789一两二三四五六七八九十半")
+_EXPERIENCE_WORDS = ("经验", "經驗", "experience")
+#: A number of years is a requirement when experience is named just after it ("5+ years of
+#: relevant experience", "3年以上开发经验", "EXP: 10+ Years"), not "for the last 5 years we ...".
+_EXPERIENCE_NEAR = re.compile(r"experience|经验|經驗|从业|工作|\bexp\b|\bwork(?:ing)?\b")
+
+
+def _counted(lower: str, positions: dict[str, list[int]], hints: tuple[str, ...]) -> dict[str, list[int]]:
+    """The hint positions with a number in the 50 characters before them ("5+ years of backend
+    experience", "3年以上"): the ones a requirement states. A description says "experience" and
+    "years" first in other senses ("customer experience", "for 20 years we have ..."), and two such
+    hits filled the excerpt before the requirement further down was reached."""
+    out: dict[str, list[int]] = {}
+    for word in hints:
+        kept = [p for p in positions.get(word, ()) if not _NUMERALS.isdisjoint(lower[max(0, p - 50):p + 3])
+                and (word in _EXPERIENCE_WORDS or _EXPERIENCE_NEAR.search(lower, p, p + 70))]
+        if kept:
+            out[word] = kept
+    return out
+
+
 @lru_cache(maxsize=_DESCRIPTION_CACHE)
 def _description_requirements(description: str, experience: bool, degree: bool) -> tuple[float | None, float | None, str | None]:
     """(experience min, max, degree) stated around the description's hint words; each only when
@@ -172,7 +193,12 @@ def _description_requirements(description: str, experience: bool, degree: bool) 
     hints = _hint_positions(lower)   # hint word positions, found once for both excerpts
     experience_min = experience_max = found_degree = None
     if experience:
-        experience_min, experience_max = parse_experience(_excerpt(description, hints, _EXPERIENCE_HINT, radius=60, limit=2))
+        counted = _counted(lower, hints, _EXPERIENCE_HINT)
+        experience_min, experience_max = parse_experience(
+            _excerpt(description, counted, _EXPERIENCE_HINT, radius=60, limit=2)) if counted else (None, None)
+        if experience_min is None:   # "经验不限", "no experience required": no number to find them by
+            experience_min, experience_max = parse_experience(
+                _excerpt(description, hints, _EXPERIENCE_HINT, radius=60, limit=2))
     if degree:
         found_degree = parse_degree(_excerpt(description, hints, _DEGREE_HINT))
     return experience_min, experience_max, found_degree

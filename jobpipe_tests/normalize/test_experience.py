@@ -79,6 +79,17 @@ def test_no_experience_required_in_its_spellings(text, expected):
 
 
 @pytest.mark.parametrize(("text", "expected"), [
+    ("3+ years of software development experience", (3.0, None)),      # experience named 40 characters on
+    ("0-2 years of relevant and related experience", (0.0, 2.0)),
+    ("EXP: 10+ Years", (10.0, None)),
+    ("半年以上前端开发经验", (0.5, None)),
+    ("试用期半年，工作地点上海", (None, None)),                            # probation, not experience
+])
+def test_experience_stated_with_more_words_between(text, expected):
+    assert parse_experience(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
     ("bachelor_degree", "bachelor"), ("masters_degree", "master"), ("high_school", "high_school"),
     ("vocational", "high_school"), ("['中技']", "high_school"), ("Unspecified", None),
 ])

@@ -75,6 +75,19 @@ def test_a_hint_inside_a_word_does_not_crowd_out_the_requirement():
     assert p.degree == "bachelor"
 
 
+def test_the_stated_years_are_read_past_other_senses_of_experience():
+    """"experience" and "years" say other things first ("customer experience", "for 20 years");
+    the excerpt now starts at a number of years named as experience."""
+    text = ("Shape the customer experience of millions. Our learning experience team has grown for 20 years. "
+            + "We value craft. " * 30 + "Minimum Qualifications: 3+ years of software development experience.")
+    fields = PostingFields(title="Engineer", description=text)
+    p = normalize_posting(fields, source="t", external_id="5", fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc))
+    assert (p.experience_min, p.experience_max) == (3.0, None)
+    zh = PostingFields(title="运维", description="公司成立于2016年，连续4年获奖。" + "福利好。" * 40 + "岗位无工作经验要求，应届生均可")
+    p = normalize_posting(zh, source="t", external_id="6", fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc))
+    assert (p.experience_min, p.experience_max) == (0.0, None)      # no number to find it by: the plain excerpt
+
+
 def test_a_short_degree_field_that_says_nothing_falls_back_to_the_description():
     fields = PostingFields(title="Analyst", experience_text="3年", degree_text="不限",
                            description="Requirements: a master's degree in statistics is required.")
