@@ -40,16 +40,20 @@ from jobpipe.normalize.location import is_city_name
 PLACEHOLDERS = ("[email]", "[phone]", "[link]", "[handle]", "[address]", "[number]", "[name]", "[contact]",
                 "[personal]")
 
-_EMAIL = re.compile(r"[\w.+\-']+\s*(?:@|\(at\)|\[at\])\s*[\w\-]+(?:\s*(?:\.|\(dot\)|\[dot\])\s*[\w\-]+)+", re.I)
+# The local part starts a run and is at most 64 characters (RFC 5321): unbounded, a long run of
+# word characters without an "@" (a Chinese paragraph) cost quadratic time.
+_EMAIL = re.compile(r"(?<![\w.+\-'])[\w.+\-']{1,64}\s*(?:@|\(at\)|\[at\])\s*[\w\-]+(?:\s*(?:\.|\(dot\)|\[dot\])\s*[\w\-]+)+", re.I)
 _URL = re.compile(
     r"(?:https?://|ftp://|www\.)[^\s<>()\[\]{}\"'，。；、]+"
-    r"|\b(?:[\w\-]+\.)*(?:linkedin\.com|github\.com|gitlab\.com|twitter\.com|x\.com|facebook\.com|instagram\.com|"
+    r"|(?<![\w.\-])(?:[\w\-]+\.)*(?:linkedin\.com|github\.com|gitlab\.com|twitter\.com|x\.com|facebook\.com|instagram\.com|"
     r"t\.me|medium\.com|behance\.net|dribbble\.com|stackoverflow\.com|zhihu\.com|weibo\.com|gitee\.com|"
     r"csdn\.net|juejin\.cn|kaggle\.com)(?:/[^\s<>()\[\]{}\"'，。；、]*)?",
     re.I,
 )
 # A bare domain with a path (portfolio.dev/me) or a personal site (maya.io).
-_BARE_SITE = re.compile(r"\b[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|dev|me|cn|ai|co|info|site|xyz|page)"
+# Both domain patterns start only where a dotted run starts: from every position inside a long
+# run ("1.1.1.1...", a table of version numbers) they cost quadratic time.
+_BARE_SITE = re.compile(r"(?<![\w.\-])[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:com|net|org|io|dev|me|cn|ai|co|info|site|xyz|page)"
                         r"(?:/[^\s<>()\[\]{}\"'，。；、]*)?(?![\w.])", re.I)
 _HANDLE = re.compile(r"(?<![\w@.])@[A-Za-z0-9_][A-Za-z0-9_.\-]{1,38}")
 # Labelled contact values: everything after the label up to the end of the line, the next field

@@ -1,5 +1,7 @@
 """Contact details and the candidate's name never survive redaction; dates, salaries and skills do."""
 
+import time
+
 import pytest
 
 from jobpipe.candidates.redact import header_name, looks_like_name, redact
@@ -179,3 +181,18 @@ def test_header_name_skips_a_heading_above_it():
 def test_counts_say_what_was_removed_and_nothing_else():
     r = redact("Maya Okafor\nmaya@example.com | +1 415 555 0199")
     assert r.counts == {"name": 1, "email": 1, "phone": 1}
+
+
+@pytest.mark.parametrize("text", [
+    "姓名：" + "张" * 100_000,          # a word run without "@": the e-mail pattern tried every start
+    "1." * 50_000,                      # a dotted run: the domain patterns tried every start
+    "x." * 50_000,
+    "a1-" * 33_000,
+])
+def test_a_hostile_resume_is_redacted_in_linear_time(text):
+    """A resume is untrusted input (an upload through the API): a pattern that backtracks
+    quadratically on one long run stalled redaction for minutes (60 s at 50,000 characters).
+    The bound is 20 times what these take, far below what a quadratic pattern needs."""
+    started = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - started < 10
