@@ -20,6 +20,7 @@ from jobpipe.normalize.skills import extract_skills, job_skills, skill_text
         ("PS：请附上作品集", "Photoshop"),
         ("Grow the user base; growth in revenue is expected", "Growth"),
         ("熟悉公司战略合作流程", "Business Strategy"),
+        ("熟悉Spring Cloud微服务架构", "Cloud Computing"),          # Spring's framework, not cloud computing
     ],
 )
 def test_words_that_contain_or_resemble_a_skill_name_are_not_it(text: str, absent: str) -> None:
@@ -34,6 +35,7 @@ def test_words_that_contain_or_resemble_a_skill_name_are_not_it(text: str, absen
         ("Experience with microsoft office and PowerPoint", "Microsoft Office"),
         ("Write unit and integration testing for the API", "Testing"),
         ("设计分布式系统，保证高可用", "Distributed Systems"),
+        ("Spring Cloud services on AWS cloud infrastructure", "Cloud Computing"),
     ],
 )
 def test_the_skill_itself_is_still_found(text: str, present: str) -> None:
