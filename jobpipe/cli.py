@@ -715,8 +715,9 @@ def _database_problem(exc: BaseException) -> str | None:
     from jobpipe.config import get_settings
     from jobpipe.db import DatabaseSetupError, MigrationError
     from jobpipe.db.connection import redacted_url
+    from jobpipe.db.server import EmbeddedServerError
 
-    if isinstance(exc, (DatabaseSetupError, MigrationError)):
+    if isinstance(exc, (DatabaseSetupError, MigrationError, EmbeddedServerError)):
         return f"jobpipe: {exc}"
     if not isinstance(exc, (psycopg.OperationalError, psycopg.ProgrammingError, psycopg.InterfaceError)):
         return None

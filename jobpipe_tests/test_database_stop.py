@@ -23,7 +23,8 @@ def test_a_database_stopped_mid_run_is_one_clear_line(tmp_path):
         return subprocess.run([sys.executable, "-m", "jobpipe.cli", *args], cwd=str(ROOT), env=env,
                               capture_output=True, text=True, timeout=300)
 
-    assert cli("db", "start").returncode == 0
+    started = cli("db", "start")
+    assert started.returncode == 0, started.stderr[-3000:]
     board = _GatedBoard()
     sources = tmp_path / "sources.yaml"
     sources.write_text(f"sources:\n  - {{name: gated, kind: greenhouse, board: gated, base_url: \"{board.url}\", "

@@ -85,6 +85,16 @@ def test_embedded_server_lifecycle_through_the_cli(tmp_path):
     final = cli("status")
     assert "stopped" in final.stdout, (final.stdout, final.stderr)
 
+    # A server that cannot start says why, in one line, from its log (pg_ctl itself says only
+    # "returned non-zero exit status 1").
+    auto = tmp_path / "home" / "pgdata" / "postgresql.auto.conf"
+    auto.write_text(auto.read_text() + "shared_buffers = 'plenty'\n")
+    failed = cli("start")
+    lines = [line for line in failed.stderr.splitlines() if line.strip()]
+    assert failed.returncode != 0 and "Traceback" not in failed.stderr, failed.stderr[-3000:]
+    assert lines[-1].startswith("jobpipe: the embedded PostgreSQL in ") and "did not start" in lines[-1]
+    assert "shared_buffers" in lines[-1], lines[-1]   # what the server's log says
+
 
 def test_a_migration_edited_after_it_was_applied_is_refused(database, tmp_path):
     (tmp_path / "0001_a.sql").write_text("CREATE TABLE edited_probe (n int);")

