@@ -185,10 +185,11 @@ class _Cand:
 
 
 _NUM = r"(?:\d+(?:[.,]\d+)*|[一二两三四五六七八九十百千]+)"
-_MONEY_UNIT = r"(?:[kK千万萬wW]|million|mn)"
+_MONEY_UNIT = r"(?:(?:lpa|lakhs?|lacs?|crores?)(?![A-Za-z])|[kK千万萬wW]|million|mn)"   # lakhs: Indian numbering
 _CURRENCY_WORD = (r"(?:USDT|USD|U|RMB|CNY|HKD|SGD|EUR|GBP|JPY|AUD|CAD|元|块|美元|美金|刀|港币|港元|新币|欧元|英镑|日元|円|"
-                  r"dollars?|bucks|euros?|pounds?)")
-_CURRENCY_PREFIX = r"(?:US\$|HK\$|S\$|A\$|C\$|\$|£|€|¥|￥|RMB\s*|CNY\s*|USD\s*|HKD\s*|SGD\s*|EUR\s*|GBP\s*)"
+                  r"dollars?|bucks|euros?|pounds?|INR|rupees?)")
+_CURRENCY_PREFIX = (r"(?:US\$|HK\$|S\$|A\$|C\$|\$|£|€|¥|￥|₹|RMB\s*|CNY\s*|USD\s*|HKD\s*|SGD\s*|EUR\s*|GBP\s*|"
+                    r"INR\s*|Rs\.?\s*)")
 _AMOUNT = rf"{_CURRENCY_PREFIX}?\s*{_NUM}\s*{_MONEY_UNIT}?\s*{_CURRENCY_WORD}?"
 _PAY_WORD = (r"(?:月薪|年薪|日薪|时薪|底薪|薪资|薪水|薪酬|工资|待遇|年包|总包|salary|pay(?:s|ing)?|compensation|comp|"
              r"earn(?:s|ing)?|wage|base)")

@@ -321,3 +321,19 @@ def test_an_amount_in_a_citys_currency_takes_that_currencys_period():
     said = _said("salary 20-30k shanghai java")
     assert said["currency"][0] == "CNY" and said["period"][0] == "month"
     assert _said("designer in London over 50k")["period"][0] == "year"
+
+
+@pytest.mark.parametrize(("query", "pay"), [
+    ("data scientist Bangalore 20 LPA", (2_000_000, "INR", "year")),   # lakhs per annum
+    ("java developer 15 lakhs", (1_500_000, "INR", "year")),
+    ("₹12 lakh backend", (1_200_000, "INR", "year")),
+    ("python jobs in Mumbai above Rs 50,000 per month", (50_000, "INR", "month")),
+])
+def test_indian_pay_is_read(query, pay):
+    u = understand(query)
+    assert (u.salary_min.value, u.currency.value, u.period.value) == pay
+
+
+@pytest.mark.parametrize("query", ["lacquer artist", "Lpa? no", "hiring 30 backend engineers"])
+def test_words_beginning_like_a_lakh_are_no_pay(query):
+    assert understand(query).salary_min is None
