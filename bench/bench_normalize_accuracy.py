@@ -9,7 +9,9 @@ and how to extend them). Prints accuracy per field and per origin, overall, skil
 ``--misses`` every miss (id, field, expected, got).
 
 Fields: ``salary`` (min, max, currency, period and months together; amounts within 1%), ``cities``
-(as a set), ``country``, ``remote`` (remote | hybrid | onsite | unstated), ``job_type``, ``seniority``.
+(as a set), ``country``, ``remote`` (remote | hybrid | onsite | unstated), ``job_type``, ``seniority``,
+``experience`` ([min, max] years required; ``*`` where a multi-role posting or alternatives by degree
+state several) and ``degree`` (the lowest degree required).
 A label ``*`` means the posting has no single right value for that field (several roles with
 different levels, a broken source value): it is not scored. Skill precision counts the predicted
 skills the reader accepted (``skills_yes``) against those rejected (``skills_no``); a predicted
@@ -39,7 +41,7 @@ from jobpipe.normalize import normalize_posting  # noqa: E402
 
 LABELS = Path(__file__).resolve().parent / "labels" / "normalize_accuracy.jsonl"
 FETCHED = datetime(2026, 12, 1, tzinfo=timezone.utc)
-FIELDS = ("salary", "cities", "country", "remote", "job_type", "seniority")
+FIELDS = ("salary", "cities", "country", "remote", "job_type", "seniority", "experience", "degree")
 TARGET_OVERALL, TARGET_FIELD, TARGET_SKILLS = 0.97, 0.95, 0.95
 
 
@@ -58,6 +60,10 @@ def got_value(posting: NormalizedPosting, field: str) -> Any:
         return sorted(posting.cities)
     if field == "remote":
         return posting.remote or "unstated"
+    if field == "experience":
+        if posting.experience_min is None and posting.experience_max is None:
+            return None
+        return [posting.experience_min, posting.experience_max]
     return getattr(posting, field)
 
 
@@ -76,6 +82,10 @@ def matches(field: str, expected: Any, got: Any) -> bool:
                 and expected["months"] == got["months"])
     if field == "cities":
         return sorted(expected) == got
+    if field == "experience":
+        if expected is None or got is None:
+            return expected is None and got is None
+        return _amount_equal(expected[0], got[0]) and _amount_equal(expected[1], got[1])
     return expected == got
 
 

@@ -36,7 +36,8 @@ _RANGE_RE = re.compile(_NUM_FIRST + _RANGE_TAIL, re.I)
 _MIN_RE = re.compile(_NUM_FIRST + _MIN_TAIL, re.I)
 _BELOW_RE = guarded(re.compile(_NUM + r"\s*年以下|less than\s*" + _NUM + r"\s*years?", re.I))
 _ANY_NUMBER = re.compile(r"[\d一两二三四五六七八九十半]")
-_CONTEXT_RE = guarded(re.compile(r"经验|經驗|experience|\bexp\b|工作|work|从业|開發|开发", re.I))
+_CONTEXT_RE = guarded(re.compile(r"经验|經驗|经历|經歷|experience|\bexp\b|工作|work|从业|開發|开发|minimum|at least|至少|不少于",
+                                 re.I))
 
 #: Substrings every match of ``_NONE_RE`` / ``_GRAD_RE`` contains (Latin ones lowercased): a text
 #: holding none cannot match, and ``in`` rejects it far faster than the case-insensitive scan.
@@ -84,10 +85,35 @@ def _n(text: str) -> float:
     return float(_CN_NUM.get(text, text))
 
 
+_HAN = re.compile(r"[\u3400-\u9fff]")
+
+
 def _after(t: str, end: int) -> int:
-    """How far after a number its context may be: English puts more words between them ("3+ years
-    of software development experience") than Chinese ("3年以上开发经验")."""
-    return 60 if t[end:end + 60].isascii() else 30
+    """How far after a number its context may be: English puts more words between them ("1-2 years of
+    academic or professional analytical or modeling experience") than Chinese ("3年以上开发经验")."""
+    return 30 if _HAN.search(t, end, end + 80) else 80
+
+
+#: "1.本科以上学历 2.3年以上销售经验": a list's item number glued to the years reads as "2.3年".
+_LIST_GLUED = re.compile(r"(?:(?<=^)|(?<=[\s，,；;。:：、)）]))([1-9])\.(\d)(?=\s*(?:-\s*\d+\s*)?(?:年|\+\s*年))")
+#: New graduates welcome ("可接受应届毕业生", "欢迎应届生"): experience from none up.
+_GRADS_WELCOME = re.compile(r"(?:可接受|接受|欢迎|可招|接收|亦可|也可)[^。；;\n]{0,6}?(?:应届|應屆)|(?:应届|應屆)[^。；;\n]{0,8}?(?:亦可|也可|均可)")
+
+
+def _unglue_list_numbers(t: str) -> str:
+    """"2.3年以上" after an item "1." is item 2 asking 3 years. Only where the text numbers its items
+    (the previous item's number; for item 1 the next one's, or a line starting "1.3年"): "1.5年经验"
+    alone stays a year and a half."""
+    def fix(m: re.Match[str]) -> str:
+        item = int(m.group(1))
+        before, after = t[:m.start()], t[m.end():]
+        if item > 1:
+            numbered = f"{item - 1}." in before or f"{item - 1}、" in before
+        else:   # the next item's number, or a line that starts "1.3年" (the cleaner made the rest bullets)
+            numbered = f"{item + 1}." in after or f"{item + 1}、" in after or \
+                (m.group(2) != "5" and (not before or before.endswith("\n")))
+        return f"{m.group(1)}. {m.group(2)}" if numbered else m.group(0)
+    return _LIST_GLUED.sub(fix, t) if "." in t else t
 
 
 def parse_experience(text: str | None) -> tuple[float | None, float | None]:
@@ -97,12 +123,13 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
     t = str(text)
     if not t.isascii():
         t = _nfkc(t)
+        t = _unglue_list_numbers(t)
     low = t.lower()
     if _has_cue(t, low, _NONE_CUES) and _NONE_RE.search(t):
         return 0.0, None
     grad = _has_cue(t, low, _GRAD_CUES) and _GRAD_RE.search(t) is not None
     if not _ANY_NUMBER.search(t):
-        return (0.0, 0.0) if grad else (None, None)
+        return ((0.0, None) if _GRADS_WELCOME.search(t) else (0.0, 0.0)) if grad else (None, None)
     short = len(t) <= 20
     for m in _RANGE_RE.finditer(t):
         if short or _CONTEXT_RE.search(t[max(0, m.start() - 30):m.end() + _after(t, m.end())]):
@@ -121,7 +148,8 @@ def parse_experience(text: str | None) -> tuple[float | None, float | None]:
             if 0 <= lo <= 40:
                 return lo, None
     if grad:
-        return 0.0, 0.0
+        # "应届毕业生" is a position for new graduates; "可接受应届毕业生" welcomes them among others
+        return (0.0, None) if _GRADS_WELCOME.search(t) else (0.0, 0.0)
     return None, None
 
 
@@ -137,28 +165,29 @@ _DEGREE_RES: list[tuple[str, re.Pattern[str]]] = [
         r"硕士(?!(?:生|研究生)?导师)|碩士|研究生(?!导师)|\bmaster'?s?\b|"
         r"(?-i:\bM\.?S\b\.?)(?!\s*(?:office|excel|word|sql|access|project|teams|visio|dynamics|outlook|"
         r"powerpoint|windows|exchange|dos|azure)\b)|\bM\.?\s?Sc\b|(?<![A-Za-z])E?MBA(?![A-Za-z])|\bM\.?Eng\b|"
-        r"\bM\.?\s?Tech\b|\bMCA\b|\bM\.\s?Com\b|\bM\.\s?E\.(?![A-Za-z])|\bLL\.?M\b|\bM\.?\s?Phil\b|\bM\.?\s?Pharm\b",
+        r"\bM\.?\s?Tech\b|\bMCA\b|\bM\.\s?Com\b|\bM\.\s?E\.(?![A-Za-z])|\bLL\.?M\b|\bM\.?\s?Phil\b|\bM\.?\s?Pharm\b|"
+        r"\b(?:advanced|graduate|post-?graduate) degrees?\b",
         re.I))),
     ("bachelor", guarded(re.compile(
         r"(?<!成)本科|大学(?:学历|文化)|学士|學士|统招本科|\bbachelor'?s?\b|(?-i:\bB\.?S\b\.?|\bB\.?A\b\.?(?!\w)|\bBE\b)|"
         r"\bB\.?\s?Sc\b|\bB\.?Eng\b|\bB\.\s?E\.?(?![A-Za-z])|\bB\.?\s?Tech\b|\bB\.\s?Com\b|\bBCA\b|\bBBA\b|"
         r"\bLL\.?B\b|\bB\.?\s?Pharm\b|\bB\.\s?Arch\b|"
-        r"undergraduate|college degree|4-year degree|university degree", re.I))),
+        r"undergraduate|college degree|(?:4|four)[- ]year (?:college |university )?degree|university degree", re.I))),
     ("associate", guarded(re.compile(r"大专|大專|专科|專科|高职|\bassociate'?s? degree\b", re.I))),
     ("high_school", guarded(re.compile(r"高中|中专|中專|技校|中技|职高|職高|\bvocational\b|\bhigh school\b|\bhigher secondary\b|\bGED\b|(?-i:\bHSC\b)", re.I))),
 ]
 _DEGREE_RES_LOWEST_FIRST = _DEGREE_RES[::-1]
 _DEGREE_KEYWORDS = {
     "phd": ("博士", "ph", "doctor"),
-    "master": ("硕士", "碩士", "研究生", "master", "ms", "m.s", "mba", "m.eng", "meng", "m. s", "m sc", "m. sc",
+    "master": ("硕士", "碩士", "研究生", "master", "advanced degree", "graduate degree", "ms", "m.s", "mba", "m.eng", "meng", "m. s", "m sc", "m. sc",
                "m.e", "m. e", "m.com", "m. com", "tech", "mca", "llm", "ll.m", "phil", "pharm"),
-    "bachelor": ("本科", "大学", "学士", "學士", "bachelor", "bs", "b.s", "ba", "b.a", "b.eng", "be", "undergraduate", "degree",
+    "bachelor": ("本科", "大学", "学士", "學士", "bachelor", "bs", "b.s", "ba", "b.a", "b.eng", "be", "undergraduate", "degree", "four",
                  "b sc", "b. sc", "b.e", "b. e", "b.com", "b. com", "b.arch", "b. arch", "tech", "bca", "bba", "llb",
                  "ll.b", "pharm"),
     "associate": ("大专", "大專", "专科", "專科", "高职", "associate"),
     "high_school": ("高中", "中专", "中專", "技校", "中技", "职高", "職高", "vocational", "high school", "higher secondary", "ged", "hsc"),
 }
-_DEGREE_CONTEXT = guarded(re.compile(r"学历|學歷|学位|degree|qualification|requirement|education|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I))
+_DEGREE_CONTEXT = guarded(re.compile(r"学历|學歷|学位|专业|專業|院校|统招|\d\+?\s*years?|degree|qualification|requirement|education|\bin\s+[A-Za-z]|毕业|畢業|以上|及以上|或以上|in computer|in a related|required|preferred|equivalent", re.I))
 
 _NO_REQUIREMENT = re.compile(r"\s*(学历)?不限\s*")
 

@@ -57,8 +57,9 @@ _COMPANY_RATING = re.compile(r"\s*\n\s*\d(?:\.\d)?\s*$")
 _MULTISPACE = re.compile(r"\s+")
 
 # Words near which a description states experience/degree requirements (avoids parsing whole texts).
-_EXPERIENCE_HINT = ("经验", "經驗", "experience", "年以上", "years")
-_DEGREE_HINT = ("学历", "學歷", "本科", "硕士", "博士", "大专", "degree", "bachelor", "master", "phd", "ph.d", "bs/", "bs ", "ms ")
+_EXPERIENCE_HINT = ("经验", "經驗", "experience", "年以上", "years", "经历", "經歷", "应届", "應屆")
+_DEGREE_HINT = ("学历", "學歷", "本科", "硕士", "博士", "大专", "degree", "bachelor", "master", "phd", "ph.d", "bs/", "bs ", "ms ",
+                "b.s.", "m.s.", "b.a.", "mba", "msc", "bsc", "m.sc", "b.sc", "high school", "diploma", "ged ")
 
 
 
@@ -165,10 +166,12 @@ _lowercase = lru_cache(maxsize=_DESCRIPTION_CACHE)(str.lower)
 
 
 _NUMERALS = frozenset("0123456789一两二三四五六七八九十半")
-_EXPERIENCE_WORDS = ("经验", "經驗", "experience")
+_EXPERIENCE_WORDS = ("经验", "經驗", "experience", "经历", "經歷")
 #: A number of years is a requirement when experience is named just after it ("5+ years of
 #: relevant experience", "3年以上开发经验", "EXP: 10+ Years"), not "for the last 5 years we ...".
-_EXPERIENCE_NEAR = re.compile(r"experience|经验|經驗|从业|工作|\bexp\b|\bwork(?:ing)?\b")
+_EXPERIENCE_NEAR = re.compile(r"experience|经验|經驗|经历|經歷|从业|工作|\bexp\b|\bwork(?:ing)?\b")
+#: ... or a minimum is asked for just before it ("Minimum of 6+ years in a CRO setting").
+_MINIMUM_BEFORE = re.compile(r"minimum|at least|至少|不少于|不低于")
 
 
 def _counted(lower: str, positions: dict[str, list[int]], hints: tuple[str, ...]) -> dict[str, list[int]]:
@@ -179,7 +182,8 @@ def _counted(lower: str, positions: dict[str, list[int]], hints: tuple[str, ...]
     out: dict[str, list[int]] = {}
     for word in hints:
         kept = [p for p in positions.get(word, ()) if not _NUMERALS.isdisjoint(lower[max(0, p - 50):p + 3])
-                and (word in _EXPERIENCE_WORDS or _EXPERIENCE_NEAR.search(lower, p, p + 70))]
+                and (word in _EXPERIENCE_WORDS or _EXPERIENCE_NEAR.search(lower, p, p + 70)
+                     or _MINIMUM_BEFORE.search(lower, max(0, p - 30), p))]
         if kept:
             out[word] = kept
     return out
@@ -195,10 +199,10 @@ def _description_requirements(description: str, experience: bool, degree: bool) 
     if experience:
         counted = _counted(lower, hints, _EXPERIENCE_HINT)
         experience_min, experience_max = parse_experience(
-            _excerpt(description, counted, _EXPERIENCE_HINT, radius=60, limit=2)) if counted else (None, None)
+            _excerpt(description, counted, _EXPERIENCE_HINT, radius=90, limit=2)) if counted else (None, None)
         if experience_min is None:   # "经验不限", "no experience required": no number to find them by
             experience_min, experience_max = parse_experience(
-                _excerpt(description, hints, _EXPERIENCE_HINT, radius=60, limit=2))
+                _excerpt(description, hints, _EXPERIENCE_HINT, radius=90, limit=2))
     if degree:
         found_degree = parse_degree(_excerpt(description, hints, _DEGREE_HINT))
     return experience_min, experience_max, found_degree
@@ -317,14 +321,16 @@ def normalize_posting(
         if degree is not None:
             exp_text = None
     degree_from_description = degree is None and bool(description)
-    if not exp_text or degree_from_description:
-        from_description = _description_requirements(description, not exp_text, degree_from_description)
+    experience_min, experience_max = parse_experience(exp_text) if exp_text else (None, None)
+    # A field that states no number ("experienced", "mid_level": an API's level, not years) leaves
+    # the description to say it.
+    experience_from_description = experience_min is None and experience_max is None
+    if experience_from_description or degree_from_description:
+        from_description = _description_requirements(description, experience_from_description, degree_from_description)
         if degree_from_description:
             degree = from_description[2]
-    if exp_text:
-        experience_min, experience_max = parse_experience(exp_text)
-    else:
-        experience_min, experience_max = from_description[0], from_description[1]
+        if experience_from_description:
+            experience_min, experience_max = from_description[0], from_description[1]
     skills = list(_skills(title, description))
     posting = NormalizedPosting(
         source=source,

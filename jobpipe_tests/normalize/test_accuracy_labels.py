@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from jobpipe.normalize import known_cities
+from jobpipe.normalize.experience import DEGREES
 from jobpipe.normalize.job_type import JOB_TYPES, SENIORITIES
 from jobpipe.normalize.salary import KNOWN_CURRENCIES, PERIODS
 from jobpipe.normalize.skills import all_skills
@@ -57,6 +58,13 @@ def test_every_value_is_one_the_schema_can_hold(labels: list[dict]) -> None:
         assert lab["remote"] in ("remote", "hybrid", "onsite", "unstated", "*"), where
         assert lab["job_type"] in (*JOB_TYPES, None, "*"), where
         assert lab["seniority"] in (*SENIORITIES, None, "*"), where
+        assert lab["degree"] in (*DEGREES, None, "*"), where
+        experience = lab["experience"]
+        if isinstance(experience, list):
+            low, high = experience
+            assert 0 <= low <= 40 and (high is None or low <= high <= 40), where
+        else:
+            assert experience in (None, "*"), where
         assert set(lab["skills_yes"]) <= skills and set(lab["skills_no"]) <= skills, where
         assert not set(lab["skills_yes"]) & set(lab["skills_no"]), where
 

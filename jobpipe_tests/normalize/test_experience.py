@@ -115,3 +115,28 @@ def test_fast_nfkc_equals_unicodedata_nfkc() -> None:
 
     check()
     assert _nfkc("３－５年，本科") == "3-5年,本科"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1.本科以上学历； 2.2年以上销售工作经验", (2.0, None)),                 # item 2 asks 2 years, not 2.2
+    ("任职要求\n1.3年以上商业数据分析相关工作经验；\n- 熟练使用 SQL", (3.0, None)),
+    ("1.本科 2.5年左右 IT 行业项目管理经验", (5.0, None)),
+    ("1.5年以上开发经验", (1.5, None)),                                      # alone it is a year and a half
+    ("3年以上音乐AI算法研发经历", (3.0, None)),                              # 经历 is experience too
+    ("Minimum of 6+ years in a pharmaceutical setting", (6.0, None)),        # a minimum asked for
+    ("1-2 years of academic or professional analytical or modeling experience", (1.0, 2.0)),
+    ("可接受应届毕业生，18-28岁", (0.0, None)),                              # new graduates welcome
+    ("应届毕业生", (0.0, 0.0)),                                              # a position for them
+])
+def test_experience_in_lists_and_other_words(text, expected):
+    assert parse_experience(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("You have an advanced degree in a quantitative discipline", "master"),
+    ("PhD with minimum of 7-10 years of experience", "phd"),
+    ("本科985计算机相关专业，5-8年工作经验", "bachelor"),                    # 专业 is degree wording
+    ("统招本科或专科院校，大四实习生更佳", "associate"),                      # the lower of the two
+])
+def test_degree_wording_in_more_shapes(text, expected):
+    assert parse_degree(text) == expected

@@ -88,6 +88,24 @@ def test_the_stated_years_are_read_past_other_senses_of_experience():
     assert (p.experience_min, p.experience_max) == (0.0, None)      # no number to find it by: the plain excerpt
 
 
+def test_a_degree_written_with_dots_or_as_a_diploma_is_read_from_the_description():
+    filler = "We run labs and care about quality. " * 40
+    for stated, degree in (("Must have a B.S. degree in Medical Technology.", "bachelor"),
+                           ("Education: M.S. with 8-12 years or Ph.D. with 5-7 years.", "master"),
+                           ("Education: High school diploma or GED required.", "high_school")):
+        fields = PostingFields(title="Scientist", description=filler + stated)
+        p = normalize_posting(fields, source="t", external_id="7", fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc))
+        assert p.degree == degree, stated
+
+
+def test_an_experience_field_without_a_number_leaves_it_to_the_description():
+    """An API's "experienced" or "mid_level" is a level, not years: the description says how many."""
+    fields = PostingFields(title="Accountant", experience_text="experienced",
+                           description="What we expect: 5+ years of relevant professional experience in finance.")
+    p = normalize_posting(fields, source="t", external_id="8", fetched_at=datetime(2026, 11, 29, tzinfo=timezone.utc))
+    assert (p.experience_min, p.experience_max) == (5.0, None)
+
+
 def test_a_short_degree_field_that_says_nothing_falls_back_to_the_description():
     fields = PostingFields(title="Analyst", experience_text="3年", degree_text="不限",
                            description="Requirements: a master's degree in statistics is required.")
