@@ -18,8 +18,8 @@ only reach a table, a log line or a vector if this module misses it. What it rem
   a name ("周明远先生，", "Dr. Maya Okafor", "佘文博：男，", "古丽娜·阿不都"); every occurrence is
   removed, also reversed ("Okafor, Maya"), without spaces, and as surname with a form of address
   ("周先生", "黄教授");
-* anyone else addressed by name in Chinese ("证明人：李建国先生", "王女士"): a referee's name is
-  personal data too.
+* anyone else addressed by name in Chinese ("王女士"), and referees: a "References" / "证明人"
+  section up to the next heading, a "Reference:" / "证明人：" line's value;
 * who the person is, after a label ("性别：", "Age:", "户籍：", "Marital Status:"): never a matching
   criterion, so never in a vector.
 
@@ -34,6 +34,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from jobpipe.candidates.sections import heading_of
 from jobpipe.normalize import canonical_skill
 from jobpipe.normalize.location import is_city_name
 
@@ -63,7 +64,8 @@ _LABELS = (
     r"signal|line\s?id|qq|linkedin|github|gitlab|twitter|facebook|instagram|website|homepage|portfolio|blog|"
     r"address|home address|street|zip(?:\s?code)?|postal\s?code|post\s?code|passport|ssn|id\s?(?:card|number|no\.?))"
     r"|电话|手机|手机号(?:码)?|联系电话|联系方式|座机|传真|邮箱|电子邮箱|电子邮件|邮件|微信(?:号)?|QQ号?|地址|住址|家庭住址|"
-    r"通讯地址|联系地址|邮编|邮政编码|身份证(?:号)?(?:码)?|护照(?:号)?|个人主页|主页|博客)"
+    r"通讯地址|联系地址|邮编|邮政编码|身份证(?:号)?(?:码)?|护照(?:号)?|个人主页|主页|博客|证明人|推荐人|"
+    r"(?<![A-Za-z])(?:references?|referees?)(?=\s*[:：|｜]))"
 )
 _LABEL_SEP = r"(?:\s*[:：]\s*|\s+[|｜]\s+|\s*(?=[+\d(]))"
 _CONTACT_LABEL = re.compile(
@@ -405,7 +407,29 @@ def redact(text: str, names: Iterable[str | None] = ()) -> Redaction:
         out = sub(pattern, "[name]", out, "name")
     # Anyone else addressed by name ("董事长王建国先生", a referee "李女士") is personal data too.
     out = sub(_ZH_ADDRESSED_ANYWHERE, "[name]", out, "name")
+    out = _drop_references(out, counts)
     return Redaction(out, counts, known)
+
+
+#: A section of referees: other people's names, titles and numbers, nothing that matches a job.
+_REFERENCES_HEADING = re.compile(r"^[\s#*•\-=_【\[(（]*(?:references?|referees?|证明人|推荐人)[\s:：*】\])）\-=_]*$", re.I)
+
+
+def _drop_references(text: str, counts: dict[str, int]) -> str:
+    """Every line of a references section, up to the next section's heading, becomes ``[personal]``."""
+    if not re.search(r"(?i)referen|referee|证明人|推荐人", text):
+        return text
+    out, inside = [], False
+    for line in text.split("\n"):
+        if _REFERENCES_HEADING.match(line):
+            inside = True
+        elif inside and heading_of(line):
+            inside = False
+        elif inside and line.strip() and line.strip() != "[personal]":
+            counts["personal"] = counts.get("personal", 0) + 1
+            line = "[personal]"
+        out.append(line)
+    return "\n".join(out)
 
 
 _ZH_ADDRESSED_ANYWHERE = re.compile(

@@ -95,5 +95,11 @@ def split_sections(text: str) -> list[Section]:
     return sections
 
 
+def heading_of(line: str) -> str | None:
+    """The section kind a line alone heads ("## Skills", "【工作经历】"), else None."""
+    m = _HEADING_LINE.match(line)
+    return _BY_HEADING[m.group(1).lower()] if m else None
+
+
 def lines_of(sections: list[Section], *kinds: str) -> list[str]:
     return [line for s in sections if s.kind in kinds for line in s.lines if line]

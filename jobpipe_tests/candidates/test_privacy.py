@@ -30,6 +30,7 @@ SECRETS = [
     "139-0000-5678", "13912345678", "linkedin.com/in/zquill-9", "github.com/zquillgh", "@zquillf", "zq_wechat_77",
     "gxm_2024", "742 Evergreen Terrace", "漕溪北路595号", "zquill.dev", "88886666",
     "Widowed", "鄂温克",   # marital status and ethnicity: who the person is, never a criterion
+    "Vantreight",
 ]
 #: Phone numbers again as bare digits (a number re-spaced or re-punctuated is still that number).
 PHONE_DIGITS = ["14155550123", "4155550123", "13900005678", "13912345678", "88886666"]
@@ -49,6 +50,8 @@ def _resume_en(fmt: str) -> list[str]:
         "- Built services in Python, Go and PostgreSQL on Kubernetes. Call 139-0000-5678 for references.",
         "SKILLS",
         "Python, Go, PostgreSQL, Kubernetes, Docker",
+        "REFERENCES",
+        "Hollis Vantreight, Director of Engineering, a bank",   # a referee: a person too
     ]
 
 
