@@ -104,7 +104,9 @@ _OBJECTIVE_LINE = re.compile(
 _HEADLINE_LINE = re.compile(r"^\s*(?:headline|title|current title|current role|职位|当前职位|目前职位)\s*[:：]\s*(.+)$", re.I)
 _NOT_HEADLINES = {"resume", "curriculum vitae", "cv", "简历", "个人简历", "求职简历"}
 _LOCATION_LINE = re.compile(
-    r"(?:location|based in|city|current location|现居|现居住地|居住地|所在地|所在城市|现居城市|目前所在地)\s*[:：]?\s*(.+)",
+    # whole words: "relocation to Bengaluru" is a wish, not where the person lives; "capacity" is no city
+    r"(?:(?<![A-Za-z])(?:location|based in|city|current location)(?![A-Za-z])|现居|现居住地|居住地|所在地|所在城市|现居城市|目前所在地)"
+    r"\s*[:：]?\s*(.+)",
     re.I,
 )
 _DESIRED_CITY_LINE = re.compile(
@@ -282,8 +284,9 @@ def detect_language(text: str) -> str | None:
 
 
 def _segments(line: str) -> list[str]:
-    """A header line split at its separators: "Title | City | [email]" -> three segments."""
-    return [seg.strip(" \t-*•#") for seg in re.split(r"\s[|｜·•]\s|\s{3,}|[|｜]", line) if seg.strip(" \t-*•#")]
+    """A header line split at its separators: "Title | City | [email]" -> three segments, "Rahul
+    Verma – Senior Data Engineer" -> two."""
+    return [seg.strip(" \t-*•#") for seg in re.split(r"\s[|｜·•\-–—]\s|\s{3,}|[|｜]", line) if seg.strip(" \t-*•#")]
 
 
 def _evidence(line: str) -> str:

@@ -70,6 +70,14 @@ def test_preference_lines_in_more_shapes(line, field, value):
     assert getattr(parse_resume("p", f"林一\n{line}", today=TODAY), field) == value
 
 
+def test_relocation_is_a_wish_and_the_header_city_is_where_the_person_lives():
+    text = ("Rahul Verma – Senior Data Engineer\nPune, India | r@example.com\nSKILLS\nPython, Spark\n"
+            "Open to relocation to Bengaluru or Hyderabad")
+    p = parse_resume("p", text, today=TODAY)
+    assert set(p.cities) == {"Bengaluru", "Hyderabad", "Pune"}     # "relocation" holds no "Location:"
+    assert p.headline == "Senior Data Engineer"                      # the name's segment is not the title
+
+
 def test_expected_pay_after_the_current_pay():
     p = parse_resume("p", "Asha Rao\nCurrent CTC: 8 LPA, Expected: 12 LPA", today=TODAY)
     assert (p.expected_salary["min"], p.expected_salary["currency"]) == (1_200_000, "INR")
