@@ -23,6 +23,10 @@ _PLACEHOLDER = re.compile(r"\[(?:email|phone|link|handle|address|number|name|con
 RESUME_CHARS = 8000
 
 
+def _clean(line: str) -> str:
+    return " ".join(_PLACEHOLDER.sub(" ", line).split()).strip(" |,;:：-–—·•")
+
+
 def embedding_text(profile: CandidateProfile) -> str:
     """What a candidate's vector is computed from: titles, skills, then the resume body.
 
@@ -31,7 +35,8 @@ def embedding_text(profile: CandidateProfile) -> str:
     profile only (no name, no contact detail, no placeholder either), in the shape of a posting's
     embedding text (title first, skills, then prose), so the two sides of a match are embedded alike.
     """
-    titles = list(dict.fromkeys(t for t in (profile.current_title, profile.headline, *profile.target_titles) if t))
+    titles = list(dict.fromkeys(t for t in (_clean(title) for title in (profile.current_title, profile.headline,
+                                                                         *profile.target_titles) if title) if t))
     lines = []
     if titles:
         lines.append(" / ".join(titles))
@@ -39,7 +44,7 @@ def embedding_text(profile: CandidateProfile) -> str:
         lines.append(", ".join(profile.skills))
     body = []
     for line in profile.resume_text.splitlines():
-        line = " ".join(_PLACEHOLDER.sub(" ", line).split()).strip(" |,;:：-·•")
+        line = _clean(line)
         if len(line) >= 2:
             body.append(line)
     text = "\n".join(body)

@@ -208,3 +208,18 @@ def test_a_hostile_resume_is_redacted_in_linear_time(text):
     started = time.perf_counter()
     redact(text)
     assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize("text", [
+    "Rahul Verma – Senior Data Engineer\nPune | r@example.com | +91 98765 43210\nSKILLS\nPython",
+    "Dr. Maya Okafor | maya.dev | @mokafor\nSenior Engineer at [name] Corp\nEXPERIENCE\n2019 - present Engineer",
+    "姓名：王思远  性别：男  年龄：29\n求职意向：Java开发\n工作经历\n2021.07-至今 某公司 Java开发工程师",
+])
+def test_the_embedding_text_holds_no_placeholder(text):
+    """Placeholders keep the stored text's shape; a vector gains nothing from them, titles included."""
+    from jobpipe.candidates import parse_resume
+    from jobpipe.candidates.redact import PLACEHOLDERS
+    from jobpipe.candidates.vector_text import embedding_text
+
+    vector_text = embedding_text(parse_resume("p", text))
+    assert not any(p in vector_text for p in PLACEHOLDERS), vector_text
