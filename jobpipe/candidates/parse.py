@@ -71,9 +71,9 @@ _MONTH_NAMES = {m: i for i, names in enumerate(
 _MON = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _YEAR = r"(?:19[5-9]\d|20[0-4]\d)"
 #: "Mar'19": a month with a two-digit year after an apostrophe.
-_SHORT_YEAR = r"['’‘]\s*(\d{2})(?!\d)"
+_SHORT_YEAR = r"['’‘]\s*\d{2}(?!\d)"
 _POINT = (r"(?:" + _MON + r"\s*,?\s*" + _YEAR
-          + r"|" + _MON + r"\s*" + r"['’‘]\s*\d{2}(?!\d)"
+          + r"|" + _MON + r"\s*" + _SHORT_YEAR
           + r"|" + _YEAR + r"(?:\s*[./\-年]\s*\d{1,2}(?!\d)\s*月?)?"
           + r"|\d{1,2}\s*[./]\s*" + _YEAR + r")")
 _NOW = r"(?:present|current(?:ly)?|now|today|date|ongoing|至今|今|现在|目前|now)"
@@ -188,9 +188,9 @@ def _point(text: str, *, today: date) -> tuple[int, int] | None:
     m = re.match(r"(" + _MON + r")\s*,?\s*(" + _YEAR + r")", t, re.I)
     if m:
         return int(m.group(2)), _MONTH_NAMES.get(m.group(1).rstrip(".")[:3], _UNKNOWN_MONTH)
-    m = re.match(r"(" + _MON + r")\s*" + _SHORT_YEAR, t, re.I)
+    m = re.match(r"(" + _MON + r")\s*(" + _SHORT_YEAR + ")", t, re.I)
     if m:   # a two-digit year is this century's up to next year, else the last one's
-        year = 2000 + int(m.group(2))
+        year = 2000 + int(m.group(2)[-2:])
         year = year if year <= today.year + 1 else year - 100
         return year, _MONTH_NAMES.get(m.group(1).rstrip(".")[:3], _UNKNOWN_MONTH)
     m = re.match(r"(" + _YEAR + r")(?:\s*[./\-年]\s*(\d{1,2})\s*月?)?", t)
@@ -226,8 +226,7 @@ def work_periods(lines: list[str], *, today: date | None = None) -> list[WorkPer
     for line in lines:
         if _EDUCATION.search(line):
             continue
-        for m in _periods_in(line):
-            first, last = m
+        for first, last in _periods_in(line):
             start = _point(first, today=today)
             end = _point(last, today=today) if re.match(_YEAR + "|" + _MON + "|\\d", last, re.I) else None
             if start is None:
@@ -388,12 +387,18 @@ def _resolve_all(chunk: str, *, labelled: bool) -> list[str]:
     return found
 
 
+def _place_statements(text: str) -> tuple[list[str], list[str]]:
+    """What the resume says about places: the wanted ones ("期望城市：..."), where the person is
+    ("Location: ...", "现居：...")."""
+    return ([m.group(1) for m in _DESIRED_CITY_LINE.finditer(text)],
+            [m.group(1) for m in _LOCATION_LINE.finditer(text)])
+
+
 def find_cities(text: str, header: str = "") -> list[str]:
     """Canonical cities: the desired ones ("期望城市：上海、北京"), then where the candidate lives
     ("现居：深圳", "Location: ...", a header "San Francisco, CA"); places in work history are
     where they worked, not where they want to."""
-    desired = "\n".join(m.group(1) for m in _DESIRED_CITY_LINE.finditer(text))
-    current = "\n".join(m.group(1) for m in _LOCATION_LINE.finditer(text))
+    desired, current = ("\n".join(places) for places in _place_statements(text))
     found: list[str] = []
     for chunk, labelled in ((desired, True), (current, True), (header, False)):
         if not chunk:
@@ -553,9 +558,8 @@ def parse_redacted(candidate_id: str, text: str, *, today: date | None = None, t
     statement_text = "\n".join(statements)
     remote = False if _REMOTE_NO.search(statement_text) else True if _REMOTE_YES.search(statement_text) else None
     if remote is None:
-        places = [m.group(1) for line in text.splitlines()
-                  if (m := _DESIRED_CITY_LINE.search(line) or _LOCATION_LINE.match(line.strip()))]
-        remote = True if any(_REMOTE_PLACE.search(place) for place in places) else None
+        wanted, lives = _place_statements(text)
+        remote = True if any(_REMOTE_PLACE.search(place) for place in wanted + lives) else None
     objective_lines = [m.group(1) for line in text.splitlines() if (m := _OBJECTIVE_LINE.match(line.strip()))]
     objective_lines += lines_of(sections, "objective")
     evidence = _skill_evidence(sections)

@@ -11,6 +11,7 @@ import re
 import unicodedata
 
 from jobpipe.normalize.regex_guard import guarded
+from jobpipe.normalize.text import _CJK
 
 _NUM = r"(\d+(?:\.\d+)?|一|两|二|三|四|五|六|七|八|九|十)"
 _CN_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
@@ -85,17 +86,14 @@ def _n(text: str) -> float:
     return float(_CN_NUM.get(text, text))
 
 
-_HAN = re.compile(r"[\u3400-\u9fff]")
-
-
 def _after(t: str, end: int) -> int:
     """How far after a number its context may be: English puts more words between them ("1-2 years of
     academic or professional analytical or modeling experience") than Chinese ("3年以上开发经验")."""
-    return 30 if _HAN.search(t, end, end + 80) else 80
+    return 30 if _CJK.search(t, end, end + 80) else 80
 
 
 #: "1.本科以上学历 2.3年以上销售经验": a list's item number glued to the years reads as "2.3年".
-_LIST_GLUED = re.compile(r"(?:(?<=^)|(?<=[\s，,；;。:：、)）]))([1-9])\.(\d)(?=\s*(?:-\s*\d+\s*)?(?:年|\+\s*年))")
+_LIST_GLUED = re.compile(r"(?:^|(?<=[\s，,；;。:：、)）]))([1-9])\.(\d)(?=\s*(?:-\s*\d+\s*)?(?:年|\+\s*年))")
 #: New graduates welcome ("可接受应届毕业生", "欢迎应届生"): experience from none up.
 _GRADS_WELCOME = re.compile(r"(?:可接受|接受|欢迎|可招|接收|亦可|也可)[^。；;\n]{0,6}?(?:应届|應屆)|(?:应届|應屆)[^。；;\n]{0,8}?(?:亦可|也可|均可)")
 

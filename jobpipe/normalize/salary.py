@@ -67,6 +67,8 @@ _CURRENCY_WORD = re.compile(r"^\s*(?:usdt|usd|u|rmb|cny|hkd|sgd|元|美金|美�
 _NOT_MONEY_BEFORE = re.compile(r"(?:gmt|utc|年终奖|年終獎|奖金|獎金|bonus|提成|equity|期权|股票|l|p|v|第|top|前)\s*[+\-]?\s*$", re.I)
 _EXPERIENCE_BEFORE = re.compile(r"(经验|經驗|工作|experience)\s*$", re.I)
 
+# Lakhs and crores are Indian numbering; "Rs." before an amount is the rupee.
+_INR = re.compile(r"₹|\binr\b|rupees?|\blpa\b|卢比|(?-i:\bRs\.?|\bRS\.)\s*(?=\d)|\d\s*(?:lakhs?|lacs?|crores?)\b", re.I)
 _CURRENCY_TOKENS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"usdt|\d\s*u\b|\d\s*/\s*u\b|\du(?=[/\s，,。+（(以每\-~～—–]|$)|\bu\s*(?:/|每|以)|u\+token|发u|發u|\d\s*k\s*u\b|\dku\b", re.I), "USDT"),
     (re.compile(r"hk\$|hkd|港币|港幣|港元|港紙", re.I), "HKD"),
@@ -85,8 +87,7 @@ _CURRENCY_TOKENS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"jpy|円|日元", re.I), "JPY"),
     # Not "won", "real", "php", "nis", "try", "kr": ordinary words, a language, or ambiguous.
     (re.compile(r"₪|\bils\b|shekels?|谢克尔", re.I), "ILS"),
-    # Lakhs and crores are Indian numbering; "Rs." before an amount is the rupee.
-    (re.compile(r"₹|\binr\b|rupees?|\blpa\b|卢比|(?-i:\bRs\.?|\bRS\.)\s*(?=\d)|\d\s*(?:lakhs?|lacs?|crores?)\b", re.I), "INR"),
+    (_INR, "INR"),
     (re.compile(r"₩|\bkrw\b|韩元", re.I), "KRW"),
     (re.compile(r"\bchf\b|swiss francs?|瑞士法郎", re.I), "CHF"),
     (re.compile(r"zł|\bpln\b|złoty|zloty", re.I), "PLN"),
@@ -391,8 +392,7 @@ def _parse_text_cached(raw: str, context_currency: str | None) -> Salary | None:
 _UNIT_TENTH = re.compile(r"(?<![\d.,])(\d+)\s*([万萬wW千])(\d)(?:千)?(?![\d.,%])(?!\s*[万萬wW千kK元])")
 
 
-#: "₹ 6.5 L", "Rs 12L": with a rupee sign, a lone L after an amount is a lakh.
-_RUPEE = re.compile(r"₹|\binr\b|(?-i:\bRs\.?|\bRS\.)\s*\d|rupees?", re.I)
+#: "₹ 6.5 L", "Rs 12L": with the rupee named, a lone L after an amount is a lakh.
 _LAKH_L = re.compile(r"(\d(?:[\d,]*\d)?(?:\.\d+)?)\s*L\b")
 #: An amount counted in lakhs or crores is a year's (CTC), whatever its size in dollars.
 _INDIAN_UNIT = re.compile(r"\d\s*(?:lakhs?|lacs?|lpa|crores?)\b", re.I)
@@ -402,7 +402,7 @@ def _parse_text(raw: str, context_currency: str | None) -> Salary | None:
     text = unicodedata.normalize("NFKC", raw).strip()
     text = text.replace("—", "-").replace("–", "-").replace("〜", "~").replace("～", "~")
     text = _UNIT_TENTH.sub(r"\1.\3\2", text)
-    if _RUPEE.search(text):
+    if _INR.search(text):
         text = _LAKH_L.sub(r"\1 lakh", text)   # "₹ 6.5 L"
     negotiable = bool(_NEGOTIABLE_RE.search(text))
     found = _find_amounts(text)
