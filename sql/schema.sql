@@ -1162,16 +1162,16 @@ CREATE INDEX job_filter_vectors_open_job_type ON public.job_filter_vectors USING
 CREATE INDEX job_filter_vectors_open_posted_at ON public.job_filter_vectors USING btree (posted_at) WHERE (closed_at IS NULL);
 
 --
--- Name: job_filter_vectors_open_remote; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX job_filter_vectors_open_remote ON public.job_filter_vectors USING btree (remote) WHERE (closed_at IS NULL);
-
---
 -- Name: job_filter_vectors_skills; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX job_filter_vectors_skills ON public.job_filter_vectors USING gin (skills) WITH (fastupdate=off);
+
+--
+-- Name: job_filter_vectors_stated_remote; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_stated_remote ON public.job_filter_vectors USING btree (model, posted_at) INCLUDE (job_id, salary_currency, salary_annual_max, salary_annual_min, embedding) WHERE ((closed_at IS NULL) AND (remote = 'remote'::text) AND ((field_origins ->> 'remote'::text) IS DISTINCT FROM 'inferred'::text) AND (public.vector_dims(embedding) <= 1000));
 
 --
 -- Name: job_terms_cities; Type: INDEX; Schema: public; Owner: -

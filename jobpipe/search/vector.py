@@ -35,7 +35,7 @@ from jobpipe.db.rows import one
 from jobpipe.search.filters import FilterSQL
 from jobpipe.store.index import vector_expr
 from jobpipe.store.models import ModelInfo
-from jobpipe.store.term_lists import COMBINED_PREFIXES, INDEXED_KEYS, combined_key
+from jobpipe.store.term_lists import COMBINED_PREFIXES, INDEXED_KEYS, REMOTE_KEY, combined_key
 
 #: At most this many filter matches: exact scan, at ``EXACT_REFERENCE_ROWS`` vectors (see
 #: :func:`exact_max_rows` for other sizes). Measured on 100k postings (2026-12-06, warm cache,
@@ -190,7 +190,7 @@ def vector_candidates(
 
 def _exact(conn: psycopg.Connection, model: ModelInfo, fsql: FilterSQL, limit: int,
            params: dict[str, Any]) -> list[VectorHit]:
-    where, key_params = exact_filter(fsql)
+    where, key_params = exact_filter(fsql, int(model.dims))
     params = {**params, **key_params, "qh": half_query(params["qv"])}
     return _run(conn, exact_sql(model, fsql, limit, where), params, STATEMENT_SETTINGS)
 
@@ -198,9 +198,14 @@ def _exact(conn: psycopg.Connection, model: ModelInfo, fsql: FilterSQL, limit: i
 #: A filter naming at least this many equality values (city, job type, skill, stated remote) is
 #: found through ``job_filter_vectors_keys`` (sql/0031, sql/0033), one GIN scan for all of them.
 KEYED_MIN_VALUES = 2
+#: Vectors of at most this many dimensions are in ``job_filter_vectors_stated_remote`` (sql/0034,
+#: whose predicate states the same number): a btree entry holds ~2,700 bytes, a 1,000-dim
+#: halfvec 2,008. The scan states the bound too, so the planner can prove the index's predicate.
+COVERED_MAX_DIMS = 1000
+_COVERED = f"vector_dims(j.embedding) <= {COVERED_MAX_DIMS}"
 
 
-def exact_filter(fsql: FilterSQL) -> tuple[str, dict[str, Any]]:
+def exact_filter(fsql: FilterSQL, dims: int) -> tuple[str, dict[str, Any]]:
     """The exact scan's condition on ``job_filter_vectors j``, and the parameters it adds.
 
     Two or more equality values become one containment test on the row's filter keys
@@ -212,12 +217,18 @@ def exact_filter(fsql: FilterSQL) -> tuple[str, dict[str, Any]]:
     one combined key, whose posting list holds exactly their shared rows: the GIN scan of the
     three single keys decoded every entry of each (11.2 ms of those 26 at 1M, 0.65 ms combined).
     One value keeps its column's own index, which is as fast or faster (a job type's btree: 12
-    against 14 ms at 100k). The keys stand for exactly the conditions ``fsql.list_keys`` pairs
-    them with; the rest (``fsql.residual``) is checked on the row. A search that includes closed
-    postings keeps ``fsql.where``: the index holds open rows.
+    against 14 ms at 100k). Stated remote alone is read from its covering index (sql/0034: the
+    rows and their vectors side by side, an index-only scan at half the time of a visit to each
+    row) when the model's vectors fit in it, else through its key. The keys stand for exactly the
+    conditions ``fsql.list_keys`` pairs them with; the rest (``fsql.residual``) is checked on the
+    row. A search that includes closed postings keeps ``fsql.where``: the indexes hold open rows.
     """
     keys = [key for key, _ in fsql.list_keys]
-    if fsql.include_closed or fsql.residual is None or len(keys) < KEYED_MIN_VALUES:
+    if fsql.include_closed or fsql.residual is None:
+        return fsql.where, {}
+    if keys == [REMOTE_KEY] and dims <= COVERED_MAX_DIMS:
+        return f"{fsql.where} AND {_COVERED}", {}
+    if len(keys) < KEYED_MIN_VALUES and keys != [REMOTE_KEY]:
         return fsql.where, {}
     combined = [k for k in keys if k.startswith(COMBINED_PREFIXES)]
     if len(combined) >= 2:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import psycopg
 import pytest
 from psycopg import sql
 
@@ -221,7 +222,7 @@ def test_several_equality_values_find_the_same_rows_through_their_keys(db, mixed
 
 
 def _exact_plan(db, fsql):
-    where, params = vector_module.exact_filter(fsql)
+    where, params = vector_module.exact_filter(fsql, DIMS)
     model = active_model(db)
     query = sql.SQL("EXPLAIN ") + vector_module.exact_sql(model, fsql, 10, where)
     qv = np.ones(DIMS, dtype=np.float32)
@@ -256,9 +257,63 @@ def test_city_job_type_and_remote_are_asked_as_their_one_combined_key():
     """sql/0033 lists each posting's combinations of the three: a filter naming two or three of
     them reads one posting list; skills stay single keys."""
     fsql = build_filter_sql(SearchFilters(city="Beijing", job_type="intern", remote=True, skills=["python"]))
-    _, params = vector_module.exact_filter(fsql)
+    _, params = vector_module.exact_filter(fsql, DIMS)
     assert params["f_keys"] == ["city:Beijing&job_type:intern&remote:stated", "skill:Python"]
-    _, params = vector_module.exact_filter(build_filter_sql(SearchFilters(remote=True, city="北京")))
+    _, params = vector_module.exact_filter(build_filter_sql(SearchFilters(remote=True, city="北京")), DIMS)
     assert params["f_keys"] == ["city:Beijing&remote:stated"]
-    _, params = vector_module.exact_filter(build_filter_sql(SearchFilters(job_type="intern", skills=["python"])))
+    _, params = vector_module.exact_filter(build_filter_sql(SearchFilters(job_type="intern", skills=["python"])), DIMS)
     assert params["f_keys"] == ["job_type:intern", "skill:Python"]     # one of the three: nothing to combine
+
+
+REMOTE_ALONE = [
+    SearchFilters(remote=True),
+    SearchFilters(remote=True, salary_min=60_000),
+    SearchFilters(remote=True, salary_min=50_000, currency="EUR"),
+]
+
+
+@pytest.mark.parametrize("filters", REMOTE_ALONE, ids=["remote", "remote+salary", "remote+salary-eur"])
+def test_stated_remote_alone_is_read_from_its_covering_index(db, mixed_filters, filters):
+    """sql/0034: the stated-remote rows and their vectors side by side, an index-only scan; the
+    same rows and order as the float scan over jobs."""
+    model, query = mixed_filters
+    fsql = build_filter_sql(filters)
+    want = _float_scan(db, model, fsql, query, 1000)
+    assert want, "the fixture has rows for every filter"
+    assert [(h.job_id, h.distance) for h in
+            vector_candidates(db, model, query, fsql, 1000, VectorPlan("exact", len(want)))] == want
+    db.execute("SET enable_seqscan = off")     # a 240-row table would otherwise be read whole
+    assert "job_filter_vectors_stated_remote" in _exact_plan(db, fsql)
+    db.commit()
+    # Once (auto)vacuum has marked the pages all-visible, the scan reads no table row at all.
+    with psycopg.connect(db.info.dsn, autocommit=True) as other:
+        other.execute("VACUUM job_filter_vectors")
+    db.execute("SET enable_seqscan = off")
+    assert "Index Only Scan using job_filter_vectors_stated_remote" in _exact_plan(db, fsql)
+
+
+def test_a_model_too_wide_for_the_covering_index_still_writes_and_filters_remote(db):
+    """A btree entry holds ~2,700 bytes: a 1,536-dim vector (3,080 at half precision) must be
+    left out of the covering index by its predicate, not fail its write, and a remote filter
+    of that model is found through the filter keys instead."""
+    dims = 1536
+    assert dims > vector_module.COVERED_MAX_DIMS
+    rng = np.random.default_rng(5)
+    for i in range(30):
+        insert_job(db, f"w{i}", f"远程工程师 {i}", remote=["remote", None, "hybrid"][i % 3],
+                   salary={"annual_max": 50_000 + 10_000 * (i % 5), "currency": "USD"})
+    activate_model(db, "test-wide-1536", dims)
+    for (job_id,) in db.execute("SELECT job_id FROM jobs ORDER BY job_id").fetchall():
+        db.execute("INSERT INTO job_embeddings (job_id, model, dims, content_hash, embedding) "
+                   "VALUES (%s, 'test-wide-1536', %s, 'h', %s)", (job_id, dims, rng.normal(0, 1, dims).astype(np.float32)))
+    db.execute("ANALYZE job_filter_vectors")
+    db.commit()
+    model = active_model(db)
+    query = rng.normal(0, 1, dims).astype(np.float32)
+    for filters in (SearchFilters(remote=True), SearchFilters(remote=True, salary_min=70_000)):
+        fsql = build_filter_sql(filters)
+        want = _float_scan(db, model, fsql, query, 100)
+        assert len(want) == sum(1 for i in range(30) if i % 3 == 0 and (filters.salary_min or 0) <= 50_000 + 10_000 * (i % 5))
+        got = vector_candidates(db, model, query, fsql, 100, VectorPlan("exact", len(want)))
+        assert [(h.job_id, h.distance) for h in got] == want
+    assert vector_module.exact_filter(build_filter_sql(SearchFilters(remote=True)), dims)[1] == {"f_keys": ["remote:stated"]}
