@@ -1144,16 +1144,16 @@ CREATE INDEX fetch_runs_source_date ON public.fetch_runs USING btree (source, pa
 CREATE INDEX job_filter_vectors_cities ON public.job_filter_vectors USING gin (cities) WITH (fastupdate=off);
 
 --
+-- Name: job_filter_vectors_job_types; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX job_filter_vectors_job_types ON public.job_filter_vectors USING btree (model, job_type, posted_at) INCLUDE (job_id, salary_currency, salary_annual_max, salary_annual_min, embedding) WHERE ((closed_at IS NULL) AND (job_type <> 'full_time'::text) AND (public.vector_dims(embedding) <= 1000));
+
+--
 -- Name: job_filter_vectors_keys; Type: INDEX; Schema: public; Owner: -
 --
 
 CREATE INDEX job_filter_vectors_keys ON public.job_filter_vectors USING gin (((public.jobpipe_filter_keys(cities, skills, job_type, remote, field_origins) || public.jobpipe_filter_combinations(cities, job_type, remote, field_origins)))) WITH (fastupdate=off) WHERE (closed_at IS NULL);
-
---
--- Name: job_filter_vectors_open_job_type; Type: INDEX; Schema: public; Owner: -
---
-
-CREATE INDEX job_filter_vectors_open_job_type ON public.job_filter_vectors USING btree (job_type) WHERE (closed_at IS NULL);
 
 --
 -- Name: job_filter_vectors_open_posted_at; Type: INDEX; Schema: public; Owner: -

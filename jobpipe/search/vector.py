@@ -35,7 +35,7 @@ from jobpipe.db.rows import one
 from jobpipe.search.filters import FilterSQL
 from jobpipe.store.index import vector_expr
 from jobpipe.store.models import ModelInfo
-from jobpipe.store.term_lists import COMBINED_PREFIXES, INDEXED_KEYS, REMOTE_KEY, combined_key
+from jobpipe.store.term_lists import COMBINED_PREFIXES, INDEXED_KEYS, REMOTE_KEY, combined_key, job_type_key
 
 #: At most this many filter matches: exact scan, at ``EXACT_REFERENCE_ROWS`` vectors (see
 #: :func:`exact_max_rows` for other sizes). Measured on 100k postings (2026-12-06, warm cache,
@@ -198,11 +198,28 @@ def _exact(conn: psycopg.Connection, model: ModelInfo, fsql: FilterSQL, limit: i
 #: A filter naming at least this many equality values (city, job type, skill, stated remote) is
 #: found through ``job_filter_vectors_keys`` (sql/0031, sql/0033), one GIN scan for all of them.
 KEYED_MIN_VALUES = 2
-#: Vectors of at most this many dimensions are in ``job_filter_vectors_stated_remote`` (sql/0034,
-#: whose predicate states the same number): a btree entry holds ~2,700 bytes, a 1,000-dim
-#: halfvec 2,008. The scan states the bound too, so the planner can prove the index's predicate.
+#: Vectors of at most this many dimensions are in the covering indexes of stated remote and of the
+#: job types (sql/0034, sql/0035, whose predicates state the same number): a btree entry holds
+#: ~2,700 bytes, a 1,000-dim halfvec 2,008. The scan states the bound too, so the planner can
+#: prove the index's predicate.
 COVERED_MAX_DIMS = 1000
 _COVERED = f"vector_dims(j.embedding) <= {COVERED_MAX_DIMS}"
+#: The job type sql/0035 leaves out of its covering index: the common one, answered through the graph.
+COMMON_JOB_TYPE = "full_time"
+
+
+def _covering(key: str) -> str | None:
+    """For a key whose rows a covering index holds, what the scan adds to prove its predicate.
+
+    Stated remote's predicate terms are already ``fsql.where``'s, literally; a job type is a bound
+    parameter there, which a generic plan cannot prove different from full-time, so that is
+    stated as a literal.
+    """
+    if key == REMOTE_KEY:
+        return f" AND {_COVERED}"
+    if key.startswith(job_type_key("")) and key != job_type_key(COMMON_JOB_TYPE):
+        return f" AND j.job_type <> '{COMMON_JOB_TYPE}' AND {_COVERED}"
+    return None
 
 
 def exact_filter(fsql: FilterSQL, dims: int) -> tuple[str, dict[str, Any]]:
@@ -216,19 +233,23 @@ def exact_filter(fsql: FilterSQL, dims: int) -> tuple[str, dict[str, Any]]:
     intern 6.5-8.4 -> 4.5-5.4 ms). Two or three of city, job type and remote are asked as their
     one combined key, whose posting list holds exactly their shared rows: the GIN scan of the
     three single keys decoded every entry of each (11.2 ms of those 26 at 1M, 0.65 ms combined).
-    One value keeps its column's own index, which is as fast or faster (a job type's btree: 12
-    against 14 ms at 100k). Stated remote alone is read from its covering index (sql/0034: the
-    rows and their vectors side by side, an index-only scan at half the time of a visit to each
-    row) when the model's vectors fit in it, else through its key. The keys stand for exactly the
-    conditions ``fsql.list_keys`` pairs them with; the rest (``fsql.residual``) is checked on the
-    row. A search that includes closed postings keeps ``fsql.where``: the indexes hold open rows.
+    One city or skill keeps its column's own index. Stated remote alone, or one job type but
+    full-time, is read from its covering index (sql/0034, sql/0035: the rows and their vectors
+    side by side, an index-only scan at about half the time of a visit to each row) when the
+    model's vectors fit in it, else through its key (those columns have no other index). The keys
+    stand for exactly the conditions ``fsql.list_keys`` pairs them with; the rest
+    (``fsql.residual``) is checked on the row. A search that includes closed postings keeps
+    ``fsql.where``: the indexes hold open rows.
     """
     keys = [key for key, _ in fsql.list_keys]
     if fsql.include_closed or fsql.residual is None:
         return fsql.where, {}
-    if keys == [REMOTE_KEY] and dims <= COVERED_MAX_DIMS:
-        return f"{fsql.where} AND {_COVERED}", {}
-    if len(keys) < KEYED_MIN_VALUES and keys != [REMOTE_KEY]:
+    single_column = len(keys) == 1 and (keys[0] == REMOTE_KEY or keys[0].startswith(job_type_key("")))
+    if single_column:
+        covering = _covering(keys[0])
+        if covering is not None and dims <= COVERED_MAX_DIMS:
+            return fsql.where + covering, {}
+    elif len(keys) < KEYED_MIN_VALUES:
         return fsql.where, {}
     combined = [k for k in keys if k.startswith(COMBINED_PREFIXES)]
     if len(combined) >= 2:

@@ -265,17 +265,20 @@ def test_city_job_type_and_remote_are_asked_as_their_one_combined_key():
     assert params["f_keys"] == ["job_type:intern", "skill:Python"]     # one of the three: nothing to combine
 
 
-REMOTE_ALONE = [
-    SearchFilters(remote=True),
-    SearchFilters(remote=True, salary_min=60_000),
-    SearchFilters(remote=True, salary_min=50_000, currency="EUR"),
+COVERED_ALONE = [
+    (SearchFilters(remote=True), "job_filter_vectors_stated_remote"),
+    (SearchFilters(remote=True, salary_min=60_000), "job_filter_vectors_stated_remote"),
+    (SearchFilters(remote=True, salary_min=50_000, currency="EUR"), "job_filter_vectors_stated_remote"),
+    (SearchFilters(job_type="intern"), "job_filter_vectors_job_types"),
+    (SearchFilters(job_type="intern", salary_min=60_000), "job_filter_vectors_job_types"),
 ]
 
 
-@pytest.mark.parametrize("filters", REMOTE_ALONE, ids=["remote", "remote+salary", "remote+salary-eur"])
-def test_stated_remote_alone_is_read_from_its_covering_index(db, mixed_filters, filters):
-    """sql/0034: the stated-remote rows and their vectors side by side, an index-only scan; the
-    same rows and order as the float scan over jobs."""
+@pytest.mark.parametrize(("filters", "index"), COVERED_ALONE,
+                         ids=["remote", "remote+salary", "remote+salary-eur", "intern", "intern+salary"])
+def test_stated_remote_or_a_job_type_alone_is_read_from_its_covering_index(db, mixed_filters, filters, index):
+    """sql/0034, sql/0035: the rows and their vectors side by side, an index-only scan; the same
+    rows and order as the float scan over jobs."""
     model, query = mixed_filters
     fsql = build_filter_sql(filters)
     want = _float_scan(db, model, fsql, query, 1000)
@@ -283,13 +286,25 @@ def test_stated_remote_alone_is_read_from_its_covering_index(db, mixed_filters, 
     assert [(h.job_id, h.distance) for h in
             vector_candidates(db, model, query, fsql, 1000, VectorPlan("exact", len(want)))] == want
     db.execute("SET enable_seqscan = off")     # a 240-row table would otherwise be read whole
-    assert "job_filter_vectors_stated_remote" in _exact_plan(db, fsql)
+    assert index in _exact_plan(db, fsql)
     db.commit()
     # Once (auto)vacuum has marked the pages all-visible, the scan reads no table row at all.
     with psycopg.connect(db.info.dsn, autocommit=True) as other:
         other.execute("VACUUM job_filter_vectors")
     db.execute("SET enable_seqscan = off")
-    assert "Index Only Scan using job_filter_vectors_stated_remote" in _exact_plan(db, fsql)
+    assert f"Index Only Scan using {index}" in _exact_plan(db, fsql)
+
+
+def test_the_common_job_type_is_found_through_its_key(db, mixed_filters):
+    """Full-time is not copied into the job types' covering index (the graph answers it at any
+    size that matters); on a small table its exact scan reads the filter keys index."""
+    model, query = mixed_filters
+    fsql = build_filter_sql(SearchFilters(job_type="full_time"))
+    assert vector_module.exact_filter(fsql, DIMS)[1] == {"f_keys": ["job_type:full_time"]}
+    want = _float_scan(db, model, fsql, query, 1000)
+    assert want
+    assert [(h.job_id, h.distance) for h in
+            vector_candidates(db, model, query, fsql, 1000, VectorPlan("exact", len(want)))] == want
 
 
 def test_a_model_too_wide_for_the_covering_index_still_writes_and_filters_remote(db):
@@ -301,6 +316,7 @@ def test_a_model_too_wide_for_the_covering_index_still_writes_and_filters_remote
     rng = np.random.default_rng(5)
     for i in range(30):
         insert_job(db, f"w{i}", f"远程工程师 {i}", remote=["remote", None, "hybrid"][i % 3],
+                   job_type=["full_time", "intern", None][i % 3],
                    salary={"annual_max": 50_000 + 10_000 * (i % 5), "currency": "USD"})
     activate_model(db, "test-wide-1536", dims)
     for (job_id,) in db.execute("SELECT job_id FROM jobs ORDER BY job_id").fetchall():
@@ -316,4 +332,9 @@ def test_a_model_too_wide_for_the_covering_index_still_writes_and_filters_remote
         assert len(want) == sum(1 for i in range(30) if i % 3 == 0 and (filters.salary_min or 0) <= 50_000 + 10_000 * (i % 5))
         got = vector_candidates(db, model, query, fsql, 100, VectorPlan("exact", len(want)))
         assert [(h.job_id, h.distance) for h in got] == want
+    fsql = build_filter_sql(SearchFilters(job_type="intern"))
+    want = _float_scan(db, model, fsql, query, 100)
+    assert len(want) == 10
+    assert [(h.job_id, h.distance) for h in vector_candidates(db, model, query, fsql, 100, VectorPlan("exact", 10))] == want
     assert vector_module.exact_filter(build_filter_sql(SearchFilters(remote=True)), dims)[1] == {"f_keys": ["remote:stated"]}
+    assert vector_module.exact_filter(fsql, dims)[1] == {"f_keys": ["job_type:intern"]}
