@@ -979,7 +979,7 @@ ALTER TABLE ONLY public.job_skill_tiers
 --
 
 ALTER TABLE ONLY public.job_terms
-    ADD CONSTRAINT job_terms_pkey PRIMARY KEY (job_id) INCLUDE (content_hash);
+    ADD CONSTRAINT job_terms_pkey PRIMARY KEY (job_id) INCLUDE (content_hash, posted_at, salary_currency, salary_annual_max, salary_annual_min);
 
 --
 -- Name: jobs_deferred_indexes jobs_deferred_indexes_pkey; Type: CONSTRAINT; Schema: public; Owner: -

@@ -7,7 +7,7 @@ import pytest
 from jobpipe.search import SearchFilters, search
 from jobpipe.search.filters import build_filter_sql
 from jobpipe.search.keyword import keyword_candidates, prepare_concepts
-from jobpipe.search.lists import Unsupported, _docs, _Lists, parse_tsquery
+from jobpipe.search.lists import CHECK_SQL, Unsupported, _docs, _Lists, parse_tsquery
 from jobpipe.search.query_terms import query_concepts
 from jobpipe.store import term_lists
 from jobpipe.store.term_lists import merge_term_lists, read_term_lists
@@ -184,3 +184,20 @@ def test_the_service_login_may_read_the_lists(db, catalogue, service_database):
     with connect(service_database) as reader:
         response = search(reader, "data engineer", mode="keyword", debug=True)
     assert response.debug["keyword_path"] == "lists" and response.results
+
+
+@pytest.mark.parametrize("filters", [SearchFilters(posted_within_days=30),
+                                     SearchFilters(salary_min=100_000, currency="EUR"),
+                                     SearchFilters(salary_min=50_000, posted_within_days=30)],
+                         ids=["posted", "salary", "both"])
+def test_a_date_or_salary_is_checked_from_the_primary_key_alone(db, catalogue, filters):
+    """sql/0036: the range filters' columns ride in job_terms' primary key, so checking them on
+    the candidates never reads the wide rows."""
+    fsql = build_filter_sql(filters)
+    assert fsql.residual not in (None, "TRUE")
+    db.execute("SET enable_seqscan = off")   # a 60-row table would otherwise be read whole
+    db.execute("SET enable_bitmapscan = off")
+    ids = [r[0] for r in db.execute("SELECT job_id FROM job_terms ORDER BY job_id DESC LIMIT 20")]
+    plan = "\n".join(r[0] for r in db.execute("EXPLAIN " + CHECK_SQL.format(where=fsql.residual),
+                                              fsql.params | {"list_ids": ids}))
+    assert "Index Only Scan using job_terms_pkey" in plan
