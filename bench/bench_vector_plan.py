@@ -61,7 +61,8 @@ def main() -> int:
             "SELECT c FROM jobs, unnest(cities) c WHERE closed_at IS NULL GROUP BY c ORDER BY count(*)")]
         types = [r[0] for r in conn.execute(
             "SELECT job_type FROM jobs WHERE closed_at IS NULL AND job_type IS NOT NULL GROUP BY 1 ORDER BY count(*)")]
-        filters = [SearchFilters(city=c) for c in cities] + [SearchFilters(job_type=t) for t in types]
+        filters = ([SearchFilters(city=c) for c in cities] + [SearchFilters(job_type=t) for t in types]
+                   + [SearchFilters(remote=True)])
         print(f"bench_vector_plan: {total:,} open postings, model {model.model}, {len(queries)} queries, "
               f"limit {args.limit}, load average {os.getloadavg()[0]:.1f}")
         print(f"{'filter':<28} {'rows':>8} {'share':>7}  {'exact p50/p99 ms':>17}  {'iterative p50/p99 ms':>21}  "
@@ -86,7 +87,7 @@ def main() -> int:
                 fallbacks += plan.fallback
                 want = {h.job_id for h in truth}
                 recall.append(len(want & {h.job_id for h in got}) / max(1, len(want)))
-            label = next(f"{k}={v}" for k, v in (("city", f.city), ("job_type", f.job_type)) if v)
+            label = next(f"{k}={v}" for k, v in (("city", f.city), ("job_type", f.job_type), ("remote", f.remote)) if v)
             print(f"{label:<28} {rows:>8,} {rows / total:>7.2%}  {pct(exact_t, 50):>7.1f} / {pct(exact_t, 99):>7.1f}  "
                   f"{pct(iter_t, 50):>9.1f} / {pct(iter_t, 99):>9.1f}  {statistics.mean(recall):>6.3f}  "
                   f"{fallbacks:>9}  {choose_plan(conn, fsql).method}", flush=True)

@@ -361,6 +361,25 @@ def test_a_larger_table_scans_a_filter_exactly_that_a_small_one_would_walk(db, m
     assert (plan.method, plan.filter_rows) == ("exact", 3)
 
 
+@pytest.mark.parametrize(("filters", "covered"), [
+    (SearchFilters(remote=True), True), (SearchFilters(remote=True, salary_min=50_000), True),
+    (SearchFilters(job_type="intern"), True), (SearchFilters(job_type="full_time"), False),
+    (SearchFilters(city="Beijing"), False), (SearchFilters(remote=True, city="Beijing"), False),
+    (SearchFilters(remote=True, include_closed=True), False),
+], ids=["remote", "remote+salary", "intern", "full_time", "city", "remote+city", "remote+closed"])
+def test_a_filter_read_from_a_covering_index_is_scanned_exactly_further(db, monkeypatch, filters, covered):
+    """Its exact scan costs about half as much per match (sql/0034-0035), so its cap is higher:
+    an estimate just past the plain cap stays exact for it and walks the graph for the rest."""
+    fsql = build_filter_sql(filters)
+    assert vector_module.covered(fsql) is covered
+    rows = int(vector_module.EXACT_MAX_ROWS * 1.1)
+    monkeypatch.setattr(vector_module, "_estimated_rows", lambda conn, f: rows)
+    monkeypatch.setattr(vector_module, "_embedded_rows", lambda conn: float(vector_module.EXACT_REFERENCE_ROWS))
+    assert vector_module.choose_plan(db, fsql).method == ("exact" if covered else "hnsw_iterative")
+    monkeypatch.setattr(vector_module, "_estimated_rows", lambda conn, f: 2 * vector_module.EXACT_MAX_ROWS)
+    assert vector_module.choose_plan(db, fsql).method == "hnsw_iterative"
+
+
 def test_a_posting_listing_the_skill_the_query_names_is_lifted(db, monkeypatch):
     """Two postings alike in words and meaning; only one lists Kubernetes among its skills."""
     prose = "平台团队招聘，日常工作涉及 Kubernetes 集群运维与发布流程。"
