@@ -182,6 +182,7 @@ def build(url: str, rows: int, *, merge_pending: bool = True, arrival_order: boo
         # What autovacuum does a minute or so after a load this size: the visibility map that
         # index-only scans need (the remote filter's, sql/0034) and hint bits. Without it a fresh
         # build measures a state no settled store is in, and the worker competes for the CPU mid-run.
+        # (Not for bench_gin_pending's build, which keeps its pending lists: VACUUM merges them.)
         start = time.perf_counter()
         with psycopg.connect(url, autocommit=True) as admin:
             admin.execute("VACUUM (ANALYZE) jobs, job_terms, job_embeddings, job_filter_vectors")

@@ -208,6 +208,10 @@ COVERED_MAX_DIMS = 1000
 _COVERED = f"vector_dims(j.embedding) <= {COVERED_MAX_DIMS}"
 #: The job type sql/0035 leaves out of its covering index: the common one, answered through the graph.
 COMMON_JOB_TYPE = "full_time"
+#: Keys whose column has no index of its own on ``job_filter_vectors`` since sql/0034-0035 (the
+#: covering indexes replaced the btrees): one such value outside a covering index is found
+#: through its filter key.
+_NO_COLUMN_INDEX = (REMOTE_KEY, job_type_key(""))
 
 
 def _covering(key: str) -> str | None:
@@ -261,12 +265,10 @@ def exact_filter(fsql: FilterSQL, dims: int) -> tuple[str, dict[str, Any]]:
     keys = [key for key, _ in fsql.list_keys]
     if fsql.include_closed or fsql.residual is None:
         return fsql.where, {}
-    single_column = len(keys) == 1 and (keys[0] == REMOTE_KEY or keys[0].startswith(job_type_key("")))
-    if single_column:
-        covering = _covering(keys[0])
-        if covering is not None and dims <= COVERED_MAX_DIMS:
-            return fsql.where + covering, {}
-    elif len(keys) < KEYED_MIN_VALUES:
+    covering = _covering(keys[0]) if len(keys) == 1 else None
+    if covering is not None and dims <= COVERED_MAX_DIMS:
+        return fsql.where + covering, {}
+    if len(keys) < KEYED_MIN_VALUES and not (keys and keys[0].startswith(_NO_COLUMN_INDEX)):
         return fsql.where, {}
     combined = [k for k in keys if k.startswith(COMBINED_PREFIXES)]
     if len(combined) >= 2:
