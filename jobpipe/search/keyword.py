@@ -34,6 +34,9 @@ B = 0.75
 TITLE_WEIGHT = 1.0
 #: Expected matching rows the GIN lookups of one query may visit, rarest words first (speed).
 ROW_BUDGET = 4_000
+#: Expected rows the lookups of a family's tools may add (``query_terms.FAMILY_TERMS``): a budget
+#: of their own, so widening a concept never leaves out a word the user typed.
+FAMILY_ROW_BUDGET = 2_000
 #: At most this many rows per lookup (a word in nearly every posting).
 BRANCH_CAP = 4_000
 #: A single filter condition matching at most this many postings is combined with the word
@@ -68,6 +71,9 @@ class PreparedConcept:
     label: str
     alts: list[Alt]
     weight: float = 1.0   # Concept.weight: a share of the IDF (parts of longer query words)
+    #: Names tools of a family the query names: looked up only within the row budget the
+    #: query's own words leave.
+    family: bool = False
 
 
 # The database parses query words exactly as it parsed the postings ('simple' config).
@@ -194,17 +200,26 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
                  for r in rows]
     else:
         freqs, total = _count_frequencies(conn, [(r[0], r[1]) for r in rows])
-    prepared = [PreparedConcept(c.label, [], c.weight) for c in concepts]
+    prepared = [PreparedConcept(c.label, [], c.weight, c.family_of is not None) for c in concepts]
     concept_idf: dict[int, float] = {}
     # A word read as pinyin is as specific as its reading (shuju, 数据: common), not as the
     # spelling no posting has (which would always get the highest IDF).
     for (ci, alt), (body_freq, _title_freq) in zip(flat, freqs):
         if alt.romanizes is not None:
             concept_idf[ci] = _idf(body_freq, total)
-    chosen = _chosen_senses(concepts, flat, freqs)
-    for (ci, alt), row, (body_freq, title_freq) in zip(flat, rows, freqs):
+    for (ci, alt), (body_freq, _title_freq) in zip(flat, freqs):
         if ci not in concept_idf:   # the first alternative is the word as typed
             concept_idf[ci] = _idf(body_freq, total)
+    union: dict[int, float] = {}
+    for (ci, _alt), (body_freq, _title_freq) in zip(flat, freqs):
+        union[ci] = min(1.0, union.get(ci, 0.0) + body_freq)
+    for ci, concept in enumerate(concepts):
+        # A family's tools (Solidity for 智能合约) are no more specific than the word the user
+        # typed, nor than all of them together: naming some one of them is common.
+        if concept.family_of is not None and concept.family_of in concept_idf:
+            concept_idf[ci] = min(concept_idf[concept.family_of], _idf(union[ci], total))
+    chosen = _chosen_senses(concepts, flat, freqs)
+    for (ci, alt), row, (body_freq, title_freq) in zip(flat, rows, freqs):
         if alt.sense is not None and alt.sense not in chosen[ci]:
             continue
         body_q = row[0] or None
@@ -363,12 +378,14 @@ def _branches(concepts: list[PreparedConcept], title_weight: float) -> list[_Bra
                 branches.append(_Branch(column, " | ".join(f"( {q} )" for q in parts), ci, weight, rows))
     branches.sort(key=lambda b: (b.rows, b.column, b.concept))
     chosen: list[_Branch] = []
-    spent = 0.0
+    spent = {False: 0.0, True: 0.0}
+    budget = {False: ROW_BUDGET, True: FAMILY_ROW_BUDGET}
     for branch in branches:
-        if chosen and spent + branch.rows > ROW_BUDGET:
+        family = concepts[branch.concept].family
+        if (chosen or family) and spent[family] + branch.rows > budget[family]:
             continue
         chosen.append(branch)
-        spent += branch.rows
+        spent[family] += branch.rows
     return chosen
 
 

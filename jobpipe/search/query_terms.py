@@ -23,6 +23,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from importlib import resources
 
+from jobpipe.search.families import counts_for
 from jobpipe.search.resolve import bilingual_city_names, canonical_skill, city_aliases, resolve_city, skill_synonyms
 from jobpipe.search.translate import (
     MAX_GLOSSES,
@@ -44,6 +45,11 @@ VARIANT_WEIGHT = 0.9
 DICTIONARY_WEIGHT = 0.6
 #: Whether the skill taxonomy's synonyms join the term groups (see ``_term_groups``; off only to measure).
 SKILL_GROUPS = True
+#: The taxonomy's names of a narrower skill in the family a query word names (智能合约 ->
+#: Solidity, Hardhat; 前端 -> React, Vue: ``data/skill_families.yaml``). A posting that lists one
+#: of a family's tools does that work, whether or not it names the family. Off only to measure.
+FAMILY_TERMS = True
+FAMILY_WEIGHT = 0.5
 #: Latin phrases of up to this many words are looked up in the dictionary as one term.
 MAX_PHRASE_WORDS = 3
 #: A Chinese query word that is part of a longer query word ("科学家" in "数据科学家", which
@@ -104,6 +110,8 @@ class Concept:
     weight: float = 1.0    # scales the concept's IDF (a part of a longer query word counts less)
     #: At most this many of the alternatives' dictionary senses are searched (0: no choice to make).
     max_senses: int = 0
+    #: The concept (its index) whose family of work this one's words name (``_add_family_members``).
+    family_of: int | None = None
 
 
 def _fold(text: str) -> str:
@@ -507,6 +515,8 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
             known.add(term)
         widened.alternatives.extend(Alternative(t, TRANSLATION_WEIGHT) for t in others if t not in known)
     _drop_part_translations(concepts)
+    if FAMILY_TERMS:
+        _add_family_members(concepts)
     for concept in concepts:
         # One lookup per distinct word: a skill's canonical name can also be in its term group.
         best: dict[str, Alternative] = {}
@@ -515,6 +525,30 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
                 best[alt.text] = alt
         concept.alternatives = [best[t] for t in dict.fromkeys(a.text for a in concept.alternatives)]
     return concepts
+
+
+def _add_family_members(concepts: list[Concept]) -> None:
+    """A concept of the tools' names for each query word that names a family of work.
+
+    "智能合约工程师" also finds "Solidity Engineer", "前端开发" a posting that only lists Vue. The
+    names are those that always mean the skill (``skill_synonyms``: not "Move" or "Gin", which
+    are ordinary words too). A concept of its own rather than more alternatives of the word:
+    naming a tool is weaker evidence than naming the work, so it scores ``FAMILY_WEIGHT`` of
+    the word's IDF (or less, when the tools together are common: ``prepare_concepts``), and
+    its lookups spend a row budget of their own, never the one the typed words need
+    (``keyword.FAMILY_ROW_BUDGET``). Widening the word itself, or sharing its budget, lost
+    known items: "BI backend" then matched every posting naming Spring or Tableau at full
+    weight, and the tools' lookups left out the typed word's (docs/search.md).
+    """
+    synonyms = skill_synonyms()
+    for ci, concept in enumerate(list(concepts)):
+        skill = canonical_skill(concept.label)
+        members = sorted(counts_for(skill) - {skill}) if skill else []
+        known = {a.text for c in concepts for a in c.alternatives}
+        names = [n for m in members for n in synonyms.get(m, ()) if n not in known]
+        if names:
+            concepts.append(Concept(f"{concept.label} (family)", [Alternative(n, 1.0) for n in dict.fromkeys(names)],
+                                    concept.weight * FAMILY_WEIGHT, family_of=ci))
 
 
 def _drop_part_translations(concepts: list[Concept]) -> None:

@@ -66,7 +66,9 @@ def test_a_hyphenated_compound_reads_as_the_vocabulary_phrase():
     assert "big data" in concepts["big-data"] and "大数据" in concepts["big-data"]
     assert "直播" in concepts["live-streaming"]
     # widened, not doubled: "front-end" is one concept however it is spelled in the list
-    assert [c.label for c in query_concepts("front-end developer")] == ["front-end", "developer"]
+    # (and its tools, a concept of their own: below)
+    words = [c.label for c in query_concepts("front-end developer") if c.family_of is None]
+    assert words == ["front-end", "developer"]
 
 
 def test_an_english_word_is_also_looked_up_in_its_other_number_spelled_as_english_spells_it():
@@ -250,3 +252,51 @@ def test_a_traditional_query_finds_a_posting_in_simplified_characters(db):
 
     _, simplified = _scripts_catalogue(db)
     assert [r.job_id for r in search(db, "數據庫管理員", mode="keyword").results][:1] == [simplified]
+
+
+def test_a_word_naming_a_family_of_work_adds_a_weaker_concept_of_its_tools_names():
+    concepts = query_concepts("智能合约工程师")
+    parent = next(i for i, c in enumerate(concepts) if c.label == "智能合约")
+    family = [c for c in concepts if c.family_of is not None]
+    assert len(family) == 1 and family[0].family_of == parent
+    names = {a.text for a in family[0].alternatives}
+    assert {"solidity", "hardhat"} <= names
+    assert "move" not in names and "cairo" not in names     # ~Move, ~Cairo: ordinary words in lower case
+    assert family[0].weight == concepts[parent].weight * 0.5
+    # a skill that heads no family, and a word that is no skill, add none
+    assert not [c for c in query_concepts("java 开发") if c.family_of is not None]
+    assert not [c for c in query_concepts("销售经理") if c.family_of is not None]
+
+
+def test_a_tools_name_the_query_already_types_is_not_looked_up_again():
+    concepts = query_concepts("前端开发 vue")
+    family_names = {a.text for c in concepts if c.family_of is not None for a in c.alternatives}
+    assert "vue" not in family_names and "react.js" in family_names
+    assert len([c for c in concepts if c.family_of is not None]) == 1   # 前端 and 前端开发: one family
+
+
+def test_a_posting_naming_only_a_tool_of_the_asked_family_is_found_below_one_naming_the_work(db):
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import insert_job
+
+    named = insert_job(db, "a", "智能合约工程师", cities=["Shanghai"], description="负责链上合约的开发与审计。")
+    tool = insert_job(db, "b", "Solidity 区块链研发工程师", cities=["Shanghai"], description="使用 Solidity 和 Hardhat 开发协议。")
+    insert_job(db, "c", "市场营销经理", cities=["Shanghai"], description="负责品牌推广和活动策划。")
+    db.commit()
+    ids = [r.job_id for r in search(db, "智能合约", mode="keyword").results]
+    assert ids == [named, tool]
+
+
+def test_a_familys_lookups_never_take_the_row_budget_a_typed_word_needs():
+    from jobpipe.search import keyword
+
+    def concept(label, rows, family=False):
+        alt = keyword.Alt(f"'{label}'", None, 1.0, 2.0, rows / 100_000, 0.0, 100_000)
+        return keyword.PreparedConcept(label, [alt], 1.0, family)
+
+    typed = concept("bi", keyword.ROW_BUDGET - 100)
+    tools = concept("bi (family)", 500, family=True)
+    chosen = {b.concept for b in keyword._branches([typed, tools], 1.0)}
+    assert chosen == {0, 1}            # one budget: the rarer tools' lookup came first and left "bi" out
+    too_many = concept("ai (family)", keyword.FAMILY_ROW_BUDGET + 1, family=True)
+    assert {b.concept for b in keyword._branches([typed, too_many], 1.0)} == {0}
