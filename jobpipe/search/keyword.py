@@ -207,11 +207,10 @@ def prepare_concepts(conn: psycopg.Connection, concepts: list[Concept]) -> list[
     for (ci, alt), (body_freq, _title_freq) in zip(flat, freqs):
         if alt.romanizes is not None:
             concept_idf[ci] = _idf(body_freq, total)
-    for (ci, alt), (body_freq, _title_freq) in zip(flat, freqs):
-        if ci not in concept_idf:   # the first alternative is the word as typed
-            concept_idf[ci] = _idf(body_freq, total)
     union: dict[int, float] = {}
     for (ci, _alt), (body_freq, _title_freq) in zip(flat, freqs):
+        if ci not in concept_idf:   # the first alternative is the word as typed
+            concept_idf[ci] = _idf(body_freq, total)
         union[ci] = min(1.0, union.get(ci, 0.0) + body_freq)
     for ci, concept in enumerate(concepts):
         # A family's tools (Solidity for 智能合约) are no more specific than the word the user
