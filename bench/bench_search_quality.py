@@ -8,7 +8,8 @@ same-language ones and 20 filtered ones, 4 per filter type: city, job type, remo
 posted-within; ids and our own paraphrases only, see its ``note`` fields). Every third of ours
 (qid number divisible by 3) is held out from development and scored on its own (``held_out``). A filtered query's
 ``posted_within_days`` counts back from its ``as_of`` date (the corpus is historical), so the
-bench adds the days since then. Filtered queries are also scored per filter type, with P@10
+bench adds the days since then, and a posting posted after that date is left out of the
+results (``as_of_results``): on that date it did not exist, and the labels never judged it. Filtered queries are also scored per filter type, with P@10
 both as the scorer computes it and against its ceiling (min(10, |relevant|)).
 
 Loads the eval corpus into a fresh database (``jobpipe_bench_search_quality`` on the same
@@ -98,6 +99,30 @@ def filters_of(query: dict) -> SearchFilters:
     return SearchFilters.parse(f)
 
 
+#: Results asked for when later postings are dropped from a query's list (``as_of_results``).
+AS_OF_DEPTH = 200
+
+
+def as_of_results(query: dict, results: list, top_k: int) -> list:
+    """``results`` as the search would have answered on the query's ``as_of`` date.
+
+    The corpus spans 2021-2026 and a label such as "产品经理 posted in the 30 days before
+    2021-02-28" judged the postings of that window only; counting days back from today alone
+    let five years of later postings in, each a miss of the label's making. Results posted
+    after the date are dropped, from a list ``AS_OF_DEPTH`` deep. The search cannot cut at a
+    date (no filter states an end), so ranking statistics are today's: a close stand-in.
+    """
+    as_of = (query.get("filters") or {}).get("as_of")
+    if not as_of or not (query.get("filters") or {}).get("posted_within_days"):
+        return results[:top_k]
+    end = date.fromisoformat(as_of)
+    return [r for r in results if r.posted_at is None or r.posted_at.date() <= end][:top_k]
+
+
+def depth_for(query: dict, top_k: int) -> int:
+    return AS_OF_DEPTH if (query.get("filters") or {}).get("as_of") else top_k
+
+
 def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path) -> list[float]:
     latencies = []
     with out.open("w", encoding="utf-8") as fh:
@@ -107,11 +132,11 @@ def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path)
             # Options only when used: the plain modes also run on a checkout from before them (before/after).
             extra = {"auto_filters": True} if option == "auto" else (
                 {"rerank": True, "reranker": RERANKER} if option == "rerank" else {})
-            response = search(conn, q["query"], filters_of(q), top_k=50, embedder=embedder, mode=leg_mode,
-                              collapse_duplicates=collapse, **extra)
+            response = search(conn, q["query"], filters_of(q), top_k=depth_for(q, 50), embedder=embedder,
+                              mode=leg_mode, collapse_duplicates=collapse, **extra)
             latencies.append((time.perf_counter() - start) * 1000)
             ranked: list[str] = []
-            for r in response.results:
+            for r in as_of_results(q, response.results, 50):
                 ranked.append(ids[r.job_id])
                 ranked.extend(ids[d] for d in r.extra.get("duplicate_job_ids", []) if d in ids)
             fh.write(json.dumps({"qid": q["qid"], "ids": ranked}, ensure_ascii=False) + "\n")
