@@ -370,6 +370,8 @@ def _branches(concepts: list[PreparedConcept], title_weight: float) -> list[_Bra
                     continue
                 if ai > 0 and freq * alt.total > ROW_BUDGET / 2:
                     continue   # a common translation or variant would flood this concept
+                if concept.family and freq * alt.total > FAMILY_ROW_BUDGET / 2:
+                    continue   # every name of a family's tools is one: a common one would block the rest
                 seen.add(query)
                 parts.append(query)
                 rows += freq * alt.total

@@ -300,3 +300,14 @@ def test_a_familys_lookups_never_take_the_row_budget_a_typed_word_needs():
     assert chosen == {0, 1}            # one budget: the rarer tools' lookup came first and left "bi" out
     too_many = concept("ai (family)", keyword.FAMILY_ROW_BUDGET + 1, family=True)
     assert {b.concept for b in keyword._branches([typed, too_many], 1.0)} == {0}
+
+
+def test_a_common_tools_name_is_left_out_not_the_whole_family():
+    from jobpipe.search import keyword
+
+    total = 100_000
+    common = keyword.Alt("'html'", None, 1.0, 2.0, keyword.FAMILY_ROW_BUDGET / total, 0.0, total)
+    rare = keyword.Alt("'svelte'", None, 1.0, 2.0, 50 / total, 0.0, total)
+    tools = keyword.PreparedConcept("前端 (family)", [common, rare], 0.5, family=True)
+    [branch] = keyword._branches([tools], 1.0)
+    assert branch.query == "( 'svelte' )"
