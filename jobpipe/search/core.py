@@ -153,8 +153,8 @@ def search(
             continue
         if held.skills:
             result.extra["query_skills_held"] = list(held.skills)
-        if held.seniority and understood.seniority is not None:
-            result.extra["query_seniority_held"] = understood.seniority.value
+        if held.seniority is not None:
+            result.extra["query_seniority_held"] = held.seniority
         met = [name for name, ok in zip(constraints, held.conditions, strict=True) if ok]
         if met:
             result.extra["query_constraints_met"] = met
@@ -189,7 +189,7 @@ def _stated_lists(conn, fused, understood, filters, fsql, rrf_k, depth, timings,
     """
     required = set(fsql.resolved.get("skills") or ())
     skills = [s.value for s in understood.skills if s.value not in required]
-    level = understood.seniority.value if understood.seniority else None
+    levels = understood.seniority_levels
     merged, soft = merge_filters(filters, understood)
     names = sorted(soft)
     conditions = []
@@ -197,25 +197,25 @@ def _stated_lists(conn, fused, understood, filters, fsql, rrf_k, depth, timings,
         only = {name: getattr(merged, name)} | ({"currency": merged.currency} if name == "salary_min" else {})
         condition = build_filter_sql(SearchFilters.model_validate({"include_closed": True, **only}))
         conditions.append((condition.where, condition.params))
-    if not (skills or level or conditions):
+    if not (skills or levels or conditions):
         return fused, {}, []
     families = {skill: counts_for(skill) for skill in skills}
     # The first ``depth`` fused candidates only (as many as one leg returns): the lookup's cost
     # is a heap visit per candidate, and lifting the ones below changed nothing measured (eval
     # queries at top_k 50: identical with 100 or all ~200; docs/search.md).
     stated = _timed(timings, "fuse", lambda: stated_matches(conn, [f.job_id for f in fused[:depth]], families,
-                                                            level, conditions))
+                                                            levels, conditions))
 
     def reorder() -> list[Fused]:
         out = fused
         for leg, counts in (("skills", {i: len(s.skills) for i, s in stated.items()}),
-                            ("seniority", {i: int(s.seniority) for i, s in stated.items()}),
+                            ("seniority", {i: int(s.seniority is not None) for i, s in stated.items()}),
                             ("constraints", {i: sum(s.conditions) for i, s in stated.items()})):
             if any(counts.values()):
                 out = with_list(out, stated_list(leg, out, counts), k=rrf_k, weight=LEG_WEIGHTS[leg])
         return out
 
-    info["query_stated"] = {"skills": skills, "seniority": level, "constraints": names}
+    info["query_stated"] = {"skills": skills, "seniority": levels, "constraints": names}
     return _timed(timings, "fuse", reorder), stated, names
 
 

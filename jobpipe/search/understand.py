@@ -78,6 +78,11 @@ class Excluded(BaseModel):
     end: int = Field(..., ge=0)
 
 
+#: The levels of one career track, junior to principal (the normalizer's names): a query naming
+#: two of them asks for the levels between too. A manager or a director is on another track.
+LADDER = ("junior", "mid", "senior", "lead", "staff", "principal")
+
+
 class Understood(BaseModel):
     """The constraints a query states, each with the span it came from (null: not stated)."""
 
@@ -92,7 +97,12 @@ class Understood(BaseModel):
     currency: Found[str] | None = None
     period: Found[str] | None = Field(None, description="hour | day | month | year, as stated or implied.")
     skills: list[Found[str]] = Field(default_factory=list, description="Canonical skill names.")
-    seniority: Found[str] | None = None
+    seniority: Found[str] | None = Field(None, description="The most senior level the query names.")
+    seniority_levels: list[str] = Field(
+        default_factory=list,
+        description="The levels ranked up (never a filter): the one named, or, when the query names "
+                    f"several, each of them and every level between two on the ladder {' < '.join(LADDER)} "
+                    "('lead or principal': lead, staff, principal).")
     posted_within_days: Found[int] | None = None
     excluded: list[Excluded] = Field(
         default_factory=list,
@@ -567,6 +577,28 @@ def _typed_words(text: str, words: list[tuple[int, int]]) -> list[_Cand]:
     return out
 
 
+def _named_levels(text: str) -> list[str]:
+    """Every level ``text`` names, most senior first: the normalizer reads the most senior one, so
+    each level's words are blanked in turn and the rest read again ("lead or principal":
+    principal, then lead; "senior product manager": senior only, a product manager is no level)."""
+    words = _words(text)
+    levels: list[str] = []
+    while (level := parse_seniority(text)) is not None and level != "intern" and level not in levels:
+        levels.append(level)
+        for start, end, value in _minimal(text, words, parse_seniority, 3):
+            if value == level:
+                text = text[:start] + " " * (end - start) + text[end:]
+    return levels
+
+
+def _preferred_levels(text: str) -> list[str]:
+    """The levels a query's seniority list prefers, on the ladder's order where it has one."""
+    named = _named_levels(text)
+    on_ladder = sorted(LADDER.index(level) for level in named if level in LADDER)
+    between = list(LADDER[on_ladder[0]:on_ladder[-1] + 1]) if len(on_ladder) > 1 else []
+    return list(dict.fromkeys([*between, *(level for level in named if level not in between)]))
+
+
 def _choose(cands: list[_Cand]) -> list[_Cand]:
     """Non-overlapping spans, longest first (then by rank, then leftmost)."""
     taken: list[_Cand] = []
@@ -640,6 +672,8 @@ def understand(query: str) -> Understood:
     elif len(cities) > 1:
         named = ", ".join(query[c.start:c.end] for c in cities)
         data["notes"].append(f"several cities named ({named}): none applied as the city filter")
+    if "seniority" in data:
+        data["seniority_levels"] = _preferred_levels(read)
     if "salary_min" in data and "currency" not in data:
         _implied_currency(query, data, cities[0] if len(cities) == 1 else None)
     elif "salary_min" in data and len(cities) == 1:

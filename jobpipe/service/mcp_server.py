@@ -113,6 +113,9 @@ def format_understood(body: dict[str, Any]) -> str:
             currency = (understood.get("currency") or {}).get("value") or ""
             period = (understood.get("period") or {}).get("value") or ""
             value = f"{value:,.0f} {currency}/{period}".replace(" /", "/")
+        levels = understood.get("seniority_levels") or []
+        if name == "seniority" and len(levels) > 1:
+            value = " or ".join(_field(str(level)) for level in levels)
         parts.append(f"{name}={value} ({_field(item['text'])!r}){' [applied]' if name in taken else ''}")
     skills = [s["value"] for s in understood.get("skills") or []]
     if skills:

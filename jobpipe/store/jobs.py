@@ -105,34 +105,35 @@ class Stated:
     """What a job holds of a query's statements (``stated_matches``)."""
 
     skills: tuple[str, ...]        # the named skills it lists, in the query's order
-    seniority: bool                # it is at the stated level
+    seniority: str | None          # its level, when it is one of the preferred ones
     conditions: tuple[bool, ...]   # each stated condition, in the order given: it meets it
 
 
 def stated_matches(conn: psycopg.Connection, job_ids: Sequence[int], skills: Mapping[str, Collection[str]],
-                   seniority: str | None, conditions: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> dict[int, Stated]:
+                   levels: Collection[str], conditions: Sequence[tuple[str, Mapping[str, Any]]] = ()) -> dict[int, Stated]:
     """Which of ``job_ids`` hold what a query states; jobs holding nothing are absent.
 
     ``skills``: each named skill -> the listed skills that count for it (itself, and narrower ones);
+    ``levels``: the seniority levels preferred (``Understood.seniority_levels``);
     ``conditions``: SQL conditions on ``jobs j`` with their parameters (``jobpipe.search.filters``'
     fragments, their parameter names distinct), each evaluated per job; NULL counts as not met.
     """
-    if not job_ids or not (skills or seniority or conditions):
+    if not job_ids or not (skills or levels or conditions):
         return {}
     listed_any = sorted(set().union(*skills.values())) if skills else []
-    params: dict[str, Any] = {"ids": list(job_ids), "listed": listed_any, "level": seniority}
+    params: dict[str, Any] = {"ids": list(job_ids), "listed": listed_any, "levels": sorted(levels)}
     for _, values in conditions:
         params.update(values)
     met = [f"coalesce(({where}), false)" for where, _ in conditions]
     # Only the jobs holding something come back: most candidates hold nothing.
-    holds = " OR ".join(["j.skills && %(listed)s::text[]", "j.seniority = %(level)s", *met])
+    holds = " OR ".join(["j.skills && %(listed)s::text[]", "j.seniority = ANY(%(levels)s::text[])", *met])
     rows = conn.execute(f"SELECT j.job_id, j.skills, j.seniority{''.join(', ' + m for m in met)} FROM jobs j "
                         f"WHERE j.job_id = ANY(%(ids)s) AND ({holds})", params).fetchall()
     out: dict[int, Stated] = {}
     for job_id, listed, level, *flags in rows:
         have = set(listed or ()).intersection(listed_any)
         out[int(job_id)] = Stated(tuple(s for s, names in skills.items() if have.intersection(names)),
-                                  seniority is not None and level == seniority, tuple(bool(f) for f in flags))
+                                  level if level in levels else None, tuple(bool(f) for f in flags))
     return out
 
 

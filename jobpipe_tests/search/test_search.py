@@ -391,7 +391,7 @@ def test_a_posting_listing_the_skill_the_query_names_is_lifted(db, monkeypatch):
     response = search(db, "Kubernetes 平台工程师", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
     assert order.index(listed) < order.index(mention)
-    assert response.debug["query_stated"] == {"skills": ["Kubernetes"], "seniority": None, "constraints": []}
+    assert response.debug["query_stated"] == {"skills": ["Kubernetes"], "seniority": [], "constraints": []}
     held = {r.job_id: r.extra.get("query_skills_held") for r in response.results}
     assert held[listed] == ["Kubernetes"] and held[mention] is None
 
@@ -418,13 +418,35 @@ def test_a_posting_at_the_seniority_the_query_states_is_lifted(db, monkeypatch):
     response = search(db, "senior data engineer finance", embedder=embedder, top_k=5, debug=True)
     order = [r.job_id for r in response.results]
     assert order.index(senior) < order.index(plain)
-    assert response.debug["query_stated"]["seniority"] == "senior"
+    assert response.debug["query_stated"]["seniority"] == ["senior"]
     extra = {r.job_id: r.extra for r in response.results}
     assert extra[senior]["query_seniority_held"] == "senior" and "query_seniority_held" not in extra[plain]
 
     monkeypatch.setitem(core_module.LEG_WEIGHTS, "seniority", 0.0)   # without it: the tie goes to the older id
     order = [r.job_id for r in search(db, "senior data engineer finance", embedder=embedder, top_k=5).results]
     assert order.index(plain) < order.index(senior)
+
+
+def test_every_level_a_query_names_and_those_between_are_lifted(db, monkeypatch):
+    """"lead or principal": a staff posting is between the two, a senior one below both."""
+    prose = "Model customer churn and pricing for the analytics team."
+    ids = {}
+    for level in ("senior", "staff", "lead", "principal"):
+        ids[level] = insert_job(db, level, "Data scientist, analytics", description=prose)
+        db.execute("UPDATE jobs SET seniority = %s WHERE job_id = %s", (level, ids[level]))
+    db.commit()
+    embedder = embedded(db)
+
+    response = search(db, "lead or principal data scientist analytics", embedder=embedder, top_k=5, debug=True)
+    assert response.understood.seniority.value == "principal"          # the most senior named
+    assert response.debug["query_stated"]["seniority"] == ["lead", "staff", "principal"]
+    held = {r.job_id: r.extra.get("query_seniority_held") for r in response.results}
+    assert [held[ids[level]] for level in ("senior", "staff", "lead", "principal")] == [None, "staff", "lead",
+                                                                                        "principal"]
+    order = [r.job_id for r in response.results]
+    assert order[-1] == ids["senior"]      # the oldest id: first of the four without the list
+    monkeypatch.setitem(core_module.LEG_WEIGHTS, "seniority", 0.0)
+    assert search(db, "lead or principal data scientist analytics", embedder=embedder).results[0].job_id == ids["senior"]
 
 
 def test_a_posting_meeting_a_constraint_no_filter_applies_is_lifted(db, monkeypatch):

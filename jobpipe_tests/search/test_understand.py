@@ -71,6 +71,22 @@ def test_the_employer_is_no_job_type_and_a_city_or_remote_is_no_filter():
     assert understand("remote Go jobs in Berlin").filters() == {"city": "Berlin", "remote": True}
 
 
+@pytest.mark.parametrize(("query", "top", "levels"), [
+    ("senior data scientist", "senior", ["senior"]),
+    ("高级或资深Java开发", "senior", ["senior"]),                              # two words, one level
+    ("lead or principal data scientist", "principal", ["lead", "staff", "principal"]),   # and the one between
+    ("首席或高级算法工程师", "principal", ["senior", "lead", "staff", "principal"]),
+    ("engineering manager or principal engineer", "principal", ["principal", "manager"]),  # another track
+    ("senior product manager", "senior", ["senior"]),                       # a product manager is no level
+    ("not a senior role, junior backend", "junior", ["junior"]),            # what is ruled out is not preferred
+    ("product manager", None, []),
+])
+def test_the_levels_a_query_prefers(query, top, levels):
+    u = understand(query)
+    assert (u.seniority.value if u.seniority else None) == top
+    assert u.seniority_levels == levels
+
+
 def test_seniority_city_and_freshness():
     said = _said("senior data scientist in Singapore, posted this week")
     assert said["city"] == ("Singapore", "Singapore")

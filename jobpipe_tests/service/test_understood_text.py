@@ -36,3 +36,9 @@ def test_understood_line_says_what_the_query_rules_out():
     text = format_search(_body("不要外包 上海 测试", []), "q")
     assert "not job_type=contract ('不要外包') [ruled out" in text
     assert "city=Shanghai" in text
+
+
+def test_understood_line_names_every_level_the_ranking_prefers():
+    text = format_search(_body("lead or principal data scientist", []), "q")
+    assert "seniority=lead or staff or principal ('principal')" in text
+    assert "seniority=senior ('senior')" in format_search(_body("senior data scientist", []), "q")
