@@ -311,3 +311,11 @@ def test_a_common_tools_name_is_left_out_not_the_whole_family():
     tools = keyword.PreparedConcept("前端 (family)", [common, rare], 0.5, family=True)
     [branch] = keyword._branches([tools], 1.0)
     assert branch.query == "( 'svelte' )"
+
+
+def test_level_words_translate_as_titles_use_them_not_as_the_dictionary_reads_them():
+    # CC-CEDICT reads "principal" as 主要 (main), 本金 (a loan's principal), 校监 (a school's)
+    assert set(_alternatives("principal engineer", "principal")) == {"principal", "principals", "首席"}
+    assert {"principal", "chief"} <= set(_alternatives("首席工程师", "首席"))
+    assert "chief" not in _alternatives("principal engineer", "principal")   # a chief is not a principal
+    assert "中级" in _alternatives("intermediate accountant", "intermediate")
