@@ -70,6 +70,10 @@ def test_search_filter_detail_and_resume(page, server, seeded, tmp_path):
     assert "Python 后端开发工程师" in page.locator("#results .result .title").all_inner_texts()
     assert "score" in page.locator("#results .result .parts").first.inner_text()
     page.screenshot(path=str(tmp_path / "1-chinese-query.png"), full_page=True)
+    # several levels named: every level the ranking prefers is shown
+    page.fill("#q", "lead or principal engineer")
+    page.press("#q", "Enter")
+    expect(page.locator('#understood .chip[data-field="seniority"]')).to_contain_text("lead / staff / principal")
 
     # 2. a filter from the form: a contract job only (changing the type searches again)
     page.fill("#q", "engineer")

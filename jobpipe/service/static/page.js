@@ -97,6 +97,7 @@ function renderUnderstood(body) {
       value = number(value) + " " + ((understood.currency || {}).value || "") + " / " + ((understood.period || {}).value || "?");
     }
     if (name === "posted_within_days") value = value + (value === 1 ? " day" : " days");
+    if (name === "seniority" && (understood.seniority_levels || []).length > 1) value = understood.seniority_levels.join(" / ");
     chips.push(el("span", { class: "chip" + (applied.has(name) ? " applied" : ""), "data-field": name,
                             title: applied.has(name) ? "applied as a filter" : "read, not applied" },
                   el("b", { text: label + " " }), value, " «" + item.text + "»", applied.has(name) ? " ✓" : ""));
