@@ -116,7 +116,8 @@ class SearchHit(JobSummary):
     query_skills_held: list[str] | None = Field(
         None, description="Skills the query names that this posting lists (they lifted it in the fusion).")
     query_seniority_held: str | None = Field(
-        None, description="The seniority the query states, when this posting is at it (it lifted it in the fusion).")
+        None, description="This posting's seniority, when it is one the query prefers (`understood.seniority_levels`; "
+                          "it lifted it in the fusion).")
     query_constraints_met: list[str] | None = Field(
         None, description="Constraints the query states that no filter applied (city, job_type, remote, salary_min, "
                           "posted_within_days) and this posting meets (they lifted it in the fusion).")
