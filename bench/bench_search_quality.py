@@ -112,15 +112,21 @@ def as_of_results(query: dict, results: list, top_k: int) -> list:
     after the date are dropped, from a list ``AS_OF_DEPTH`` deep. The search cannot cut at a
     date (no filter states an end), so ranking statistics are today's: a close stand-in.
     """
-    as_of = (query.get("filters") or {}).get("as_of")
-    if not as_of or not (query.get("filters") or {}).get("posted_within_days"):
+    end = _as_of(query)
+    if end is None:
         return results[:top_k]
-    end = date.fromisoformat(as_of)
     return [r for r in results if r.posted_at is None or r.posted_at.date() <= end][:top_k]
 
 
 def depth_for(query: dict, top_k: int) -> int:
-    return AS_OF_DEPTH if (query.get("filters") or {}).get("as_of") else top_k
+    """Results to ask for: deeper where ``as_of_results`` drops some."""
+    return top_k if _as_of(query) is None else max(top_k, AS_OF_DEPTH)
+
+
+def _as_of(query: dict) -> date | None:
+    """The date a posted-within query is counted back from, None for any other query."""
+    f = query.get("filters") or {}
+    return date.fromisoformat(f["as_of"]) if f.get("as_of") and f.get("posted_within_days") else None
 
 
 def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path) -> list[float]:

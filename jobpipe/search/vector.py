@@ -236,11 +236,15 @@ def _covering(key: str) -> str | None:
 COVERED_CAP_FACTOR = 1.3
 
 
-def covered(fsql: FilterSQL) -> bool:
-    """Whether the exact scan reads this filter's rows from a covering index (:func:`exact_filter`)."""
+def covered(fsql: FilterSQL, dims: int | None = None) -> bool:
+    """Whether the exact scan reads this filter's rows from a covering index (:func:`exact_filter`).
+
+    ``dims`` None: the model is not known yet (the plan is chosen before the vector leg reads
+    it), and a model of more than ``COVERED_MAX_DIMS`` is then taken to fit as the usual ones do.
+    """
     keys = [key for key, _ in fsql.list_keys]
     return (not fsql.include_closed and fsql.residual is not None and len(keys) == 1
-            and _covering(keys[0]) is not None)
+            and _covering(keys[0]) is not None and (dims is None or dims <= COVERED_MAX_DIMS))
 
 
 def exact_filter(fsql: FilterSQL, dims: int) -> tuple[str, dict[str, Any]]:
@@ -265,9 +269,8 @@ def exact_filter(fsql: FilterSQL, dims: int) -> tuple[str, dict[str, Any]]:
     keys = [key for key, _ in fsql.list_keys]
     if fsql.include_closed or fsql.residual is None:
         return fsql.where, {}
-    covering = _covering(keys[0]) if len(keys) == 1 else None
-    if covering is not None and dims <= COVERED_MAX_DIMS:
-        return fsql.where + covering, {}
+    if covered(fsql, dims):
+        return fsql.where + (_covering(keys[0]) or ""), {}
     if len(keys) < KEYED_MIN_VALUES and not (keys and keys[0].startswith(_NO_COLUMN_INDEX)):
         return fsql.where, {}
     combined = [k for k in keys if k.startswith(COMBINED_PREFIXES)]

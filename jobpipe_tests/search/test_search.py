@@ -372,6 +372,7 @@ def test_a_filter_read_from_a_covering_index_is_scanned_exactly_further(db, monk
     an estimate just past the plain cap stays exact for it and walks the graph for the rest."""
     fsql = build_filter_sql(filters)
     assert vector_module.covered(fsql) is covered
+    assert not vector_module.covered(fsql, vector_module.COVERED_MAX_DIMS + 1)   # too wide for the index
     rows = int(vector_module.EXACT_MAX_ROWS * 1.1)
     monkeypatch.setattr(vector_module, "_estimated_rows", lambda conn, f: rows)
     monkeypatch.setattr(vector_module, "_embedded_rows", lambda conn: float(vector_module.EXACT_REFERENCE_ROWS))
