@@ -7,9 +7,8 @@ Two query sets by default: the shared dev set (39 queries) and ours, ``bench/lab
 same-language ones and 20 filtered ones, 4 per filter type: city, job type, remote, salary and
 posted-within; ids and our own paraphrases only, see its ``note`` fields). Every third of ours
 (qid number divisible by 3) is held out from development and scored on its own (``held_out``). A filtered query's
-``posted_within_days`` counts back from its ``as_of`` date (the corpus is historical), so the
-bench adds the days since then, and a posting posted after that date is left out of the
-results (``as_of_results``): on that date it did not exist, and the labels never judged it. Filtered queries are also scored per filter type, with P@10
+``posted_within_days`` counts back from its ``as_of`` date (the corpus is historical): it is
+asked as the window ``posted_from`` .. ``posted_until`` (``filters_of``). Filtered queries are also scored per filter type, with P@10
 both as the scorer computes it and against its ceiling (min(10, |relevant|)).
 
 Loads the eval corpus into a fresh database (``jobpipe_bench_search_quality`` on the same
@@ -30,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import psycopg
@@ -91,42 +90,19 @@ RERANKER = None   # set in main() from JOBPIPE_RERANK_URL (jobpipe.search.rerank
 
 
 def filters_of(query: dict) -> SearchFilters:
+    """A query's filters; an ``as_of`` date makes its ``posted_within_days`` the window before that day.
+
+    The corpus spans 2021-2026 and a label such as "产品经理 posted in the 30 days before
+    2021-02-28" judged the postings of that window only: it is asked as ``posted_from`` /
+    ``posted_until``, the search's own date-window filter.
+    """
     f = dict(query.get("filters") or {})
     as_of = f.pop("as_of", None)
     if as_of and f.get("posted_within_days"):
-        # Days counted back from the query's own date: the corpus is historical.
-        f["posted_within_days"] += (date.today() - date.fromisoformat(as_of)).days
+        end = date.fromisoformat(as_of)
+        f["posted_from"] = (end - timedelta(days=f.pop("posted_within_days"))).isoformat()
+        f["posted_until"] = end.isoformat()
     return SearchFilters.parse(f)
-
-
-#: Results asked for when later postings are dropped from a query's list (``as_of_results``).
-AS_OF_DEPTH = 200
-
-
-def as_of_results(query: dict, results: list, top_k: int) -> list:
-    """``results`` as the search would have answered on the query's ``as_of`` date.
-
-    The corpus spans 2021-2026 and a label such as "产品经理 posted in the 30 days before
-    2021-02-28" judged the postings of that window only; counting days back from today alone
-    let five years of later postings in, each a miss of the label's making. Results posted
-    after the date are dropped, from a list ``AS_OF_DEPTH`` deep. The search cannot cut at a
-    date (no filter states an end), so ranking statistics are today's: a close stand-in.
-    """
-    end = _as_of(query)
-    if end is None:
-        return results[:top_k]
-    return [r for r in results if r.posted_at is None or r.posted_at.date() <= end][:top_k]
-
-
-def depth_for(query: dict, top_k: int) -> int:
-    """Results to ask for: deeper where ``as_of_results`` drops some."""
-    return top_k if _as_of(query) is None else max(top_k, AS_OF_DEPTH)
-
-
-def _as_of(query: dict) -> date | None:
-    """The date a posted-within query is counted back from, None for any other query."""
-    f = query.get("filters") or {}
-    return date.fromisoformat(f["as_of"]) if f.get("as_of") and f.get("posted_within_days") else None
 
 
 def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path) -> list[float]:
@@ -138,11 +114,11 @@ def run_mode(conn, queries, ids, embedder, mode: str, collapse: bool, out: Path)
             # Options only when used: the plain modes also run on a checkout from before them (before/after).
             extra = {"auto_filters": True} if option == "auto" else (
                 {"rerank": True, "reranker": RERANKER} if option == "rerank" else {})
-            response = search(conn, q["query"], filters_of(q), top_k=depth_for(q, 50), embedder=embedder,
+            response = search(conn, q["query"], filters_of(q), top_k=50, embedder=embedder,
                               mode=leg_mode, collapse_duplicates=collapse, **extra)
             latencies.append((time.perf_counter() - start) * 1000)
             ranked: list[str] = []
-            for r in as_of_results(q, response.results, 50):
+            for r in response.results:
                 ranked.append(ids[r.job_id])
                 ranked.extend(ids[d] for d in r.extra.get("duplicate_job_ids", []) if d in ids)
             fh.write(json.dumps({"qid": q["qid"], "ids": ranked}, ensure_ascii=False) + "\n")

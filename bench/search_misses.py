@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_search_quality import DB_NAME, OWN_QUERIES, as_of_results, depth_for, filters_of, held_out  # noqa: E402
+from bench_search_quality import DB_NAME, OWN_QUERIES, filters_of, held_out  # noqa: E402
 from search_eval_loader import get_embedder  # noqa: E402
 
 from jobpipe.db import connect, with_database  # noqa: E402
@@ -30,9 +30,9 @@ from jobpipe.search.filters import build_filter_sql  # noqa: E402
 def leg_ranks(conn, q, embedder, top_k: int = 100) -> dict[str, dict[int, int]]:
     out = {}
     for mode in ("vector", "keyword", "hybrid"):
-        response = search(conn, q["query"], filters_of(q), top_k=depth_for(q, top_k), embedder=embedder, mode=mode,
+        response = search(conn, q["query"], filters_of(q), top_k=top_k, embedder=embedder, mode=mode,
                           collapse_duplicates=False)
-        out[mode] = {r.job_id: i for i, r in enumerate(as_of_results(q, response.results, top_k), start=1)}
+        out[mode] = {r.job_id: i for i, r in enumerate(response.results, start=1)}
     return out
 
 

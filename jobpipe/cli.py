@@ -103,10 +103,19 @@ def add_filter_flags(parser: argparse.ArgumentParser, model: Any = None, default
             if literal is not None:
                 options["choices"] = typing.get_args(literal)
             else:
-                options["type"] = next(k for k in kind if k is not type(None))
+                kind_type = next(k for k in kind if k is not type(None))
+                options["type"] = _iso_date if kind_type is date else kind_type
         if "action" not in options or options["action"] == "append":
             options["metavar"] = flag.lstrip("-").replace("-", "_").upper()
         parser.add_argument(flag, **options)
+
+
+def _iso_date(text: str) -> date:
+    """A date flag as YYYY-MM-DD (an argparse message, not a traceback, for anything else)."""
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (YYYY-MM-DD)") from None
 
 
 def _top_k(text: str) -> int:

@@ -10,6 +10,7 @@ result list that had matches further down. Values are always bound parameters.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta, timezone
 from typing import Any
 
 from jobpipe.search.resolve import canonical_skill, resolve_city
@@ -123,6 +124,14 @@ def build_filter_sql(filters: SearchFilters) -> FilterSQL:
         # Postings without a date are excluded: their age is unknown.
         add("j.posted_at >= now() - make_interval(days => %(f_days)s)")
         params["f_days"] = int(filters.posted_within_days)
+
+    # Whole calendar days in UTC: from midnight of posted_from to the end of posted_until.
+    if filters.posted_from is not None:
+        add("j.posted_at >= %(f_posted_from)s")
+        params["f_posted_from"] = datetime.combine(filters.posted_from, time(), timezone.utc)
+    if filters.posted_until is not None:
+        add("j.posted_at < %(f_posted_before)s")
+        params["f_posted_before"] = datetime.combine(filters.posted_until + timedelta(days=1), time(), timezone.utc)
 
     selective = bool(params) or filters.remote is not None
     conditions = len(clauses) - (0 if filters.include_closed else 1)

@@ -6,11 +6,11 @@ import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from importlib import resources
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from jobpipe.normalize.job_type import JOB_TYPES
 from jobpipe.text.sanitize import clean_text, require_visible
@@ -21,6 +21,9 @@ MAX_SKILLS = 20
 MAX_SKILL_CHARS = 64
 MAX_POSTED_WITHIN_DAYS = 3650
 MAX_SALARY = 1_000_000_000
+#: Dates a posted_from / posted_until may name (a typo such as year 20261 is an error, not a no-op).
+MIN_POSTED_DATE = date(1990, 1, 1)
+MAX_POSTED_DATE = date(2999, 12, 31)
 
 #: The job types a filter can ask for: the normalizer's vocabulary.
 # A Literal over the normalizer's tuple (one vocabulary): mypy takes Literal arguments only as written literals.
@@ -113,6 +116,14 @@ class SearchFilters(BaseModel):
                     "hard requirements: it removes jobs.")
     posted_within_days: int | None = Field(
         None, ge=1, le=MAX_POSTED_WITHIN_DAYS, description="Only jobs posted in the last N days.")
+    posted_from: date | None = Field(
+        None, ge=MIN_POSTED_DATE, le=MAX_POSTED_DATE, examples=["2026-11-01"],
+        description="Only jobs posted on or after this date (YYYY-MM-DD, UTC). With `posted_until`, a "
+                    "window such as one month; postings without a date are excluded.")
+    posted_until: date | None = Field(
+        None, ge=MIN_POSTED_DATE, le=MAX_POSTED_DATE, examples=["2026-11-30"],
+        description="Only jobs posted on or before this date (YYYY-MM-DD, UTC), e.g. what was open to "
+                    "apply for on a past day.")
     include_closed: bool = Field(False, description="Also return postings that are no longer listed.")
 
     @classmethod
@@ -137,6 +148,13 @@ class SearchFilters(BaseModel):
         if code not in known_currencies():
             raise ValueError(f"unknown currency {code!r}; known: {', '.join(sorted(known_currencies()))}")
         return code
+
+    @model_validator(mode="after")
+    def _posted_window(self) -> Self:
+        if self.posted_from and self.posted_until and self.posted_from > self.posted_until:
+            raise ValueError(f"posted_from {self.posted_from} is after posted_until {self.posted_until}: "
+                             "no posting can match")
+        return self
 
     # An agent passes "skills": "Go" as often as ["Go"]: one skill is a list of one.
     _one_skill = field_validator("skills", mode="before")(one_or_many)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from jobpipe.cli import build_parser
@@ -40,6 +42,20 @@ def test_cli_flags_build_the_same_filters():
     assert _filters(_cli("--remote")).remote is True and _filters(_cli()).remote is None
     with pytest.raises(FilterError, match="unknown currency 'ZZZ'"):
         _filters(_cli("--salary-min", "1", "--currency", "zzz"))
+
+
+def test_a_posted_window_is_two_dates_in_order():
+    from jobpipe.cli import _filters
+
+    window = _filters(_cli("--posted-from", "2026-11-01", "--posted-until", "2026-11-30"))
+    assert window == SearchFilters.parse({"posted_from": "2026-11-01", "posted_until": "2026-11-30"})
+    assert window.posted_from == date(2026, 11, 1) and window.posted_until == date(2026, 11, 30)
+    with pytest.raises(FilterError, match="posted_from 2026-12-01 is after posted_until 2026-11-01"):
+        SearchFilters.parse({"posted_from": "2026-12-01", "posted_until": "2026-11-01"})
+    with pytest.raises(FilterError, match="posted_until:"):
+        SearchFilters.parse({"posted_until": "20261-01-01"})
+    with pytest.raises(SystemExit):
+        _cli("--posted-from", "last week")
 
 
 def test_parse_names_every_mistake_and_the_known_fields():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 import pytest
 
 from jobpipe.search import SearchFilters, search
@@ -40,6 +42,7 @@ FILTERS = [
     SearchFilters(remote=True),
     SearchFilters(salary_min=100_000, currency="USD"),
     SearchFilters(posted_within_days=30),
+    SearchFilters(posted_from=date.today() - timedelta(days=40), posted_until=date.today() - timedelta(days=10)),
     SearchFilters(city="Shanghai", job_type="full_time"),
     SearchFilters(skills=("Go",)),
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import numpy as np
 import pytest
 
@@ -202,6 +204,22 @@ def test_skills_filter_requires_all(db, corpus):
 def test_posted_within_days_filter(db, corpus):
     response = search(db, "engineer 工程师 数据 data", SearchFilters(posted_within_days=7), mode="keyword")
     assert set(_ids(response)) == {"go_bj", "da_sh", "sol"}
+
+
+def test_posted_window_filter_keeps_whole_utc_days_in_both_legs(db, corpus):
+    today = datetime.now(timezone.utc).date()
+    window = SearchFilters(posted_from=today - timedelta(days=12), posted_until=today - timedelta(days=4))
+    embedder = ConceptEmbedder()
+    activate_model(db)
+    embed_jobs(db, embedder)
+    query = "engineer 工程师 数据 data 合约"
+    for mode in ("keyword", "vector", "hybrid"):
+        assert set(_ids(search(db, query, window, embedder=embedder, mode=mode))) == {"da_sg", "sol"}, mode
+    # The days named are included whole: posted 10 days ago is inside a window ending that day.
+    last = SearchFilters(posted_until=today - timedelta(days=10))
+    shown = search(db, query, last, mode="keyword", collapse_duplicates=False)
+    assert set(_ids(shown)) == {"da_sg", "go_sf", "go_sf_copy"}
+    assert "da_sg" in _ids(search(db, query, SearchFilters(posted_from=today - timedelta(days=10)), mode="keyword"))
 
 
 def test_closed_postings_excluded_by_default(db, corpus):

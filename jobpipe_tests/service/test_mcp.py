@@ -57,6 +57,9 @@ async def _session(database: str) -> dict:
             out["bad"] = await client.call_tool("search_jobs", {"query": "python", "top_k": 500})
             out["typo"] = await client.call_tool("search_jobs", {"query": "python", "citty": "北京"})
             out["json_list"] = await client.call_tool("search_jobs", {"query": "python", "skills": '["python"]'})
+            out["window_empty"] = await client.call_tool("search_jobs", {"query": "python", "posted_from": "2999-01-01"})
+            out["window_bad"] = await client.call_tool("search_jobs", {
+                "query": "python", "posted_from": "2026-12-01", "posted_until": "2026-11-01"})
             job_id = int(re.search(r"job_id=(\d+)", _text(out["search"])).group(1))
             out["job_id"] = job_id
             out["job"] = await client.call_tool("get_job", {"job_id": job_id})
@@ -96,6 +99,10 @@ def test_mcp_tools_over_stdio(database, seeded):
     assert len(_text(out["typo"])) < 400
     assert schema.get("additionalProperties") is False
     assert not out["json_list"].is_error
+    # a date window: an empty one is an answer, a reversed one a mistake named as such
+    assert schema["properties"]["posted_from"]["anyOf"][0]["format"] == "date"
+    assert not out["window_empty"].is_error and "No jobs found" in _text(out["window_empty"])
+    assert out["window_bad"].is_error and "is after posted_until" in _text(out["window_bad"])
 
     job = _text(out["job"])
     assert f"Job {out['job_id']} (OPEN)" in job and "description:" in job and "Django" in job
