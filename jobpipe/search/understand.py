@@ -23,6 +23,7 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from datetime import date, datetime, timezone
 from typing import Any, Generic, TypeVar
 
 import rjieba
@@ -43,6 +44,7 @@ from jobpipe.normalize import (
 from jobpipe.normalize.job_type import JOB_TYPES
 from jobpipe.normalize.posting import COUNTRY_CURRENCY
 from jobpipe.normalize.skills import case_sensitive_aliases
+from jobpipe.search.posted_dates import find_dates
 from jobpipe.search.resolve import canonical_skill as cached_skill
 from jobpipe.search.resolve import resolve_city as cached_city
 from jobpipe.search.types import SearchFilters, known_currencies
@@ -83,6 +85,12 @@ class Excluded(BaseModel):
 LADDER = ("junior", "mid", "senior", "lead", "staff", "principal")
 
 
+#: The single-valued statements, in the order a reader is shown them; all but seniority are filters.
+STATEMENTS = ("city", "job_type", "remote", "salary_min", "posted_within_days", "posted_from", "posted_until",
+              "seniority")
+FILTER_STATEMENTS = STATEMENTS[:-1]
+
+
 class Understood(BaseModel):
     """The constraints a query states, each with the span it came from (null: not stated)."""
 
@@ -104,6 +112,10 @@ class Understood(BaseModel):
                     f"several, each of them and every level between two on the ladder {' < '.join(LADDER)} "
                     "('lead or principal': lead, staff, principal).")
     posted_within_days: Found[int] | None = None
+    posted_from: Found[date] | None = Field(
+        None, description="The first posting day asked for ('posted since 2026-11-01', '2026年11月发布的').")
+    posted_until: Found[date] | None = Field(
+        None, description="The last posting day asked for ('posted before March 2021', '2021年2月发布的').")
     excluded: list[Excluded] = Field(
         default_factory=list,
         description="What the query rules out. No filter excludes a value, so these are never applied; "
@@ -129,12 +141,16 @@ class Understood(BaseModel):
                 out["currency"] = currency
         if self.posted_within_days is not None:
             out["posted_within_days"] = self.posted_within_days.value
+        if self.posted_from is not None:
+            out["posted_from"] = self.posted_from.value
+        if self.posted_until is not None:
+            out["posted_until"] = self.posted_until.value
         return out
 
     def spans(self, fields: set[str] | None = None) -> list[tuple[int, int]]:
         """Spans of the statements (of ``fields`` only, when given), in query order."""
         found: list[tuple[int, int]] = []
-        for name in ("city", "job_type", "remote", "salary_min", "posted_within_days", "seniority"):
+        for name in STATEMENTS:
             item = getattr(self, name)
             if item is not None and (fields is None or name in fields):
                 found.append((item.start, item.end))
@@ -170,7 +186,17 @@ def merge_filters(explicit: SearchFilters, understood: Understood) -> tuple[Sear
         return explicit, set()
     data = {name: getattr(explicit, name) for name in given if name in SearchFilters.model_fields}
     data.update(taken)
-    return SearchFilters.model_validate(data), set(taken) - {"currency"}
+    try:
+        merged = SearchFilters.model_validate(data)
+    except ValueError:
+        # Only a window can conflict field by field (a stated end before the caller's start):
+        # the caller's dates stand and the stated ones are left out.
+        for name in ("posted_from", "posted_until"):
+            if name in taken:
+                data[name] = getattr(explicit, name)
+                taken.pop(name)
+        merged = SearchFilters.model_validate(data)
+    return merged, set(taken) - {"currency"}
 
 
 def strip_spans(query: str, spans: list[tuple[int, int]]) -> str:
@@ -613,16 +639,23 @@ def _found(query: str, cand: _Cand, value: Any) -> dict[str, Any]:
     return {"value": value, "text": query[cand.start:cand.end], "start": cand.start, "end": cand.end}
 
 
+def understand(query: str, today: date | None = None) -> Understood:
+    """The constraints ``query`` states (cached: queries repeat). Never raises on odd input.
+
+    ``today`` (default: the UTC date) places dates without a year ("posted in November").
+    """
+    return _understand(query, today or datetime.now(timezone.utc).date())
+
+
 @functools.lru_cache(maxsize=4096)
-def understand(query: str) -> Understood:
-    """The constraints ``query`` states (cached: queries repeat). Never raises on odd input."""
+def _understand(query: str, today: date) -> Understood:
     if not query or not query.strip():
         return Understood()
     text = _nfkc_same_length(query)
     language = "zh" if _CJK_CHAR.search(text) else "en"
     data: dict[str, Any] = {"skills": [], "notes": [], "excluded": []}
     read = text
-    chosen = _candidates(read, language)
+    chosen = _candidates(read, language, today)
     # What is ruled out is read again without those words: "no internships, data analyst
     # full-time" states full-time once "no internships" is set aside. Blanking keeps offsets, and
     # each round blanks words, so the rounds end.
@@ -634,7 +667,7 @@ def understand(query: str) -> Understood:
             else:
                 _exclude(query, data, _NEGATABLE[cand.kind], cand.value, (start, end))
             read = read[:start] + " " * (end - start) + read[end:]
-        chosen = _candidates(read, language)
+        chosen = _candidates(read, language, today)
     cities: list[_Cand] = []
     for cand in chosen:
         if cand.kind == "city":
@@ -658,6 +691,13 @@ def understand(query: str) -> Understood:
             data["notes"].append(f"{query[cand.start:cand.end]!r} is a pay ceiling: no filter takes it")
         elif cand.kind == "job_type" and _EMPLOYER_BEFORE.search(text[:cand.start]):
             data["notes"].append(f"{query[cand.start:cand.end]!r} reads as the employer, not the job type")
+        elif cand.kind == "posted_window":
+            first, last = cand.value
+            if "posted_from" not in data and "posted_until" not in data:
+                if first is not None:
+                    data["posted_from"] = _found(query, cand, first)
+                if last is not None:
+                    data["posted_until"] = _found(query, cand, last)
         elif cand.kind in ("job_type", "remote", "seniority", "posted_within_days"):
             data.setdefault(cand.kind, _found(query, cand, cand.value))
     if "job_type" in data:
@@ -734,10 +774,11 @@ def _exclude(query: str, data: dict[str, Any], field: str, value: Any, span: tup
                          "excludes one, so it is not applied, and its words are not searched")
 
 
-def _candidates(text: str, language: str) -> list[_Cand]:
+def _candidates(text: str, language: str, today: date) -> list[_Cand]:
     """Every statement of ``text``, as the non-overlapping spans that state them."""
     words = _words(text)
-    return _choose(_freshness(text) + _experience(text) + _salaries(text, language)
+    dates = [_Cand(d.start, d.end, "posted_window", (d.posted_from, d.posted_until), 0) for d in find_dates(text, today)]
+    return _choose(dates + _freshness(text) + _experience(text) + _salaries(text, language)
                    + _cities(text, _windows(text, words)) + _skills(text, words) + _typed_words(text, words))
 
 

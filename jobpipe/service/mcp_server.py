@@ -28,6 +28,7 @@ from jobpipe.candidates.matching import MatchError
 from jobpipe.candidates.store import UnknownCandidateError
 from jobpipe.db import ready_url
 from jobpipe.search.types import FilterError
+from jobpipe.search.understand import FILTER_STATEMENTS, STATEMENTS
 from jobpipe.service import limits
 from jobpipe.service.body_limit import BodyLimit
 from jobpipe.service.context import ServiceContext
@@ -104,7 +105,7 @@ def format_understood(body: dict[str, Any]) -> str:
     understood = body.get("understood") or {}
     taken = set(body.get("auto_filters") or [])
     parts = []
-    for name in ("city", "job_type", "remote", "salary_min", "posted_within_days", "seniority"):
+    for name in STATEMENTS:
         item = understood.get(name)
         if not item:
             continue
@@ -125,7 +126,7 @@ def format_understood(body: dict[str, Any]) -> str:
                      "no filter excludes it]")
     if not parts:
         return ""
-    filterable = any(understood.get(n) for n in ("city", "job_type", "remote", "salary_min", "posted_within_days"))
+    filterable = any(understood.get(n) for n in FILTER_STATEMENTS)
     hint = (" (preferred in the ranking, not required: pass auto_filters=true, or these as filters, to require them)"
             if filterable and not taken else "")
     return "The query states: " + "; ".join(parts) + hint + "."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime, timedelta, timezone
+
 import pytest
 
 from jobpipe.search import SearchFilters, search
@@ -353,3 +355,26 @@ def test_indian_pay_is_read(query, pay):
 @pytest.mark.parametrize("query", ["lacquer artist", "Lpa? no", "hiring 30 backend engineers"])
 def test_words_beginning_like_a_lakh_are_no_pay(query):
     assert understand(query).salary_min is None
+
+
+def test_a_posting_date_window_is_read_placed_by_today_and_applied_when_asked(db):
+    u = understand("2021年2月发布的产品经理")
+    assert (u.posted_from.value, u.posted_until.value, u.posted_from.text) == (
+        date(2021, 2, 1), date(2021, 2, 28), "2021年2月发布")
+    assert u.filters() == {"posted_from": date(2021, 2, 1), "posted_until": date(2021, 2, 28)}
+    # a month without a year is placed by the day asked on, not by the day first cached
+    assert understand("posted in November", date(2026, 12, 7)).posted_from.value == date(2026, 11, 1)
+    assert understand("posted in November", date(2026, 10, 7)).posted_from.value == date(2025, 11, 1)
+
+    insert_job(db, "new", "运营专员", posted_days_ago=2)
+    insert_job(db, "old", "运营专员", posted_days_ago=40)
+    db.commit()
+    since = (datetime.now(timezone.utc).date() - timedelta(days=10)).isoformat()
+    query = f"运营 posted since {since}"
+    assert {r.external_id for r in search(db, query, mode="keyword").results} == {"new", "old"}   # read, not applied
+    auto = search(db, query, mode="keyword", auto_filters=True, debug=True)
+    assert [r.external_id for r in auto.results] == ["new"] and auto.auto_filters == ("posted_from",)
+    assert since not in auto.debug["search_text"]
+    # the caller's start stands; a stated end before it is left out rather than failing the search
+    merged, taken = merge_filters(SearchFilters(posted_from=date(2026, 11, 1)), understand("posted before 2026-10-01"))
+    assert (merged.posted_from, merged.posted_until, taken) == (date(2026, 11, 1), None, set())

@@ -80,7 +80,7 @@ function setStatus(node, message, isError) {
 }
 
 const FIELD_NAMES = { city: "city", job_type: "type", remote: "remote", salary_min: "pay ≥", posted_within_days: "posted within",
-                      seniority: "seniority" };
+                      posted_from: "posted from", posted_until: "posted until", seniority: "seniority" };
 
 function renderUnderstood(body) {
   const box = $("#understood");
