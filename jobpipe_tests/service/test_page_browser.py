@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 
 import pytest
 import uvicorn
@@ -84,6 +85,20 @@ def test_search_filter_detail_and_resume(page, server, seeded, tmp_path):
     # (locator waits, not wait_for_function: the page's CSP forbids evaluating strings, as it should)
     expect(page.locator("#results .result .title")).to_have_text(["Frontend Engineer"])
     page.screenshot(path=str(tmp_path / "2-filtered.png"), full_page=True)
+    # a posting-date window from the form: only what was posted in it; a reversed one is named
+    page.select_option("#job-type", "")
+    page.fill("#q", "算法 python")
+    page.fill("#posted-until", (datetime.now(timezone.utc).date() - timedelta(days=30)).isoformat())
+    page.press("#q", "Enter")
+    expect(page.locator("#results .result .title")).to_have_text(["大模型算法实习生"])   # posted 40 days ago
+    page.fill("#posted-from", datetime.now(timezone.utc).date().isoformat())
+    page.press("#q", "Enter")
+    expect(page.locator("#status")).to_contain_text("is after posted_until")
+    page.fill("#posted-from", "")
+    page.fill("#posted-until", "")
+    page.fill("#q", "engineer")
+    page.select_option("#job-type", "contract")
+    expect(page.locator("#results .result .title")).to_have_text(["Frontend Engineer"])
 
     # 3. a job's detail
     page.click("#results .result .title")

@@ -53,6 +53,8 @@ function filters() {
     out.currency = $("#currency").value;
   }
   if ($("#fresh").value) out.posted_within_days = parseInt($("#fresh").value, 10);
+  if ($("#posted-from").value) out.posted_from = $("#posted-from").value;     // YYYY-MM-DD, as the filter takes it
+  if ($("#posted-until").value) out.posted_until = $("#posted-until").value;
   return out;
 }
 
@@ -145,6 +147,12 @@ async function runSearch(event) {
   const query = $("#q").value.trim();
   if (!query) return;
   const body = Object.assign({ query, top_k: 20, auto_filters: $("#auto").checked }, filters());
+  if (body.posted_from && body.posted_until && body.posted_from > body.posted_until) {
+    // said here, as the service would say it, without asking it for an answer that cannot exist
+    setStatus($("#status"), "posted_from " + body.posted_from + " is after posted_until " + body.posted_until
+              + ": no posting can match", true);
+    return;
+  }
   setStatus($("#status"), "searching…");
   try {
     const data = await api("POST", "/search", body);
@@ -228,7 +236,7 @@ $("#token-btn").addEventListener("click", () => {
   $("#token-box").hidden = true;
   runSearch();
 });
-for (const id of ["#job-type", "#remote", "#fresh", "#auto"]) {
+for (const id of ["#job-type", "#remote", "#fresh", "#posted-from", "#posted-until", "#auto"]) {
   $(id).addEventListener("change", () => { if ($("#q").value.trim()) runSearch(); });
 }
 const initial = new URLSearchParams(location.search).get("q");
