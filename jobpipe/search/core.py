@@ -295,7 +295,7 @@ def _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, *,
 
 def _keyword_leg(conn, text, filters, fsql, depth, timings, info) -> LegResult | None:
     """What the keyword leg found, or None when the query has no searchable words."""
-    concepts = query_concepts(text, filters) if text else []
+    concepts = query_concepts(text, filters, understand(text).seniority_levels) if text else []
     if not concepts:
         return None
     # The leg's two parts are also timed apart (debug): preparing is cache lookups when the

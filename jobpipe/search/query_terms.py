@@ -20,9 +20,11 @@ import itertools
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
+from jobpipe.normalize import parse_seniority
 from jobpipe.search.families import counts_for
 from jobpipe.search.resolve import bilingual_city_names, canonical_skill, city_aliases, resolve_city, skill_synonyms
 from jobpipe.search.translate import (
@@ -50,6 +52,11 @@ SKILL_GROUPS = True
 #: of a family's tools does that work, whether or not it names the family. Off only to measure.
 FAMILY_TERMS = True
 FAMILY_WEIGHT = 0.5
+#: The levels a query's range of levels implies ("lead or principal": staff, as
+#: ``understand.seniority_levels`` reads it) are searched as words too, like a family's tools:
+#: the seniority list lifts only candidates the legs found, and a "Staff Data Scientist" names
+#: neither word typed. Off only to measure.
+LEVEL_TERMS = True
 #: Latin phrases of up to this many words are looked up in the dictionary as one term.
 MAX_PHRASE_WORDS = 3
 #: A Chinese query word that is part of a longer query word ("科学家" in "数据科学家", which
@@ -455,8 +462,11 @@ def _latin_phrases(tokens: list[str]) -> list[str]:
     return out
 
 
-def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list[Concept]:
-    """The weighted concepts the keyword leg scores postings on (empty when nothing is left)."""
+def query_concepts(query: str, filters: SearchFilters = SearchFilters(), levels: Sequence[str] = ()) -> list[Concept]:
+    """The weighted concepts the keyword leg scores postings on (empty when nothing is left).
+
+    ``levels``: the seniority levels the ranking prefers (``Understood.seniority_levels``).
+    """
     text = _strip_words(_fold(query), filter_words(filters))
     concepts: list[Concept] = []
     seen: set[str] = set()
@@ -517,6 +527,8 @@ def query_concepts(query: str, filters: SearchFilters = SearchFilters()) -> list
     _drop_part_translations(concepts)
     if FAMILY_TERMS:
         _add_family_members(concepts)
+    if LEVEL_TERMS and len(levels) > 2:
+        _add_implied_levels(concepts, levels)
     for concept in concepts:
         # One lookup per distinct word: a skill's canonical name can also be in its term group.
         best: dict[str, Alternative] = {}
@@ -549,6 +561,36 @@ def _add_family_members(concepts: list[Concept]) -> None:
         if names:
             concepts.append(Concept(f"{concept.label} (family)", [Alternative(n, 1.0) for n in dict.fromkeys(names)],
                                     concept.weight * FAMILY_WEIGHT, family_of=ci))
+
+
+def _add_implied_levels(concepts: list[Concept], levels: Sequence[str]) -> None:
+    """A concept for each level of ``levels`` that the query's words do not name, as a family's tools are.
+
+    Only a range implies levels ("lead or principal": staff; "senior to staff": lead): it is tied
+    to the first concept naming one of the range's ends, so it scores at most ``FAMILY_WEIGHT`` of
+    that word's IDF and its lookups spend the family budget, never the typed words' one. Its
+    words are the level's name and those of its translations the normalizer reads as that level.
+    """
+    named: dict[str, int] = {}
+    for ci, concept in enumerate(concepts):
+        level = parse_seniority(concept.label) if concept.family_of is None else None
+        if level is not None and level in levels:
+            named.setdefault(level, ci)
+    if len(named) < 2:
+        return
+    anchor = min(named.values())
+    known = {a.text for c in concepts for a in c.alternatives}
+    groups = _term_groups(skills=False)
+    for level in levels:
+        if level in named or level in known:
+            continue
+        # Only words the normalizer reads as this very level: the vocabulary groups "staff" with
+        # "senior" and "lead" with "head", which are other levels.
+        words = [w for w in dict.fromkeys((level, *groups.get(level, ())))
+                 if w not in known and parse_seniority(w) == level]
+        if words:
+            concepts.append(Concept(f"{level} (level)", [Alternative(w, 1.0) for w in words],
+                                    concepts[anchor].weight * FAMILY_WEIGHT, family_of=anchor))
 
 
 def _drop_part_translations(concepts: list[Concept]) -> None:

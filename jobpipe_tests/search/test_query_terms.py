@@ -319,3 +319,32 @@ def test_level_words_translate_as_titles_use_them_not_as_the_dictionary_reads_th
     assert {"principal", "chief"} <= set(_alternatives("首席工程师", "首席"))
     assert "chief" not in _alternatives("principal engineer", "principal")   # a chief is not a principal
     assert "中级" in _alternatives("intermediate accountant", "intermediate")
+
+
+def test_a_range_of_levels_searches_the_levels_between_as_a_weaker_concept():
+    from jobpipe.search.understand import understand
+
+    query = "lead or principal data scientist"
+    concepts = query_concepts(query, levels=understand(query).seniority_levels)
+    implied = [c for c in concepts if c.label.endswith("(level)")]
+    assert [(c.label, [a.text for a in c.alternatives]) for c in implied] == [("staff (level)", ["staff"])]
+    anchor = implied[0].family_of
+    assert concepts[anchor].label == "lead" and implied[0].weight == concepts[anchor].weight * 0.5
+    # the vocabulary's other levels (senior for staff, head for lead) are not the level implied
+    words = {a.text for a in query_concepts("senior to staff engineer", levels=("senior", "lead", "staff"))[-1].alternatives}
+    assert words == {"lead"}
+    # one level, or two with none between, implies nothing
+    for q, levels in (("senior data scientist", ("senior",)), ("senior or lead engineer", ("senior", "lead"))):
+        assert not [c for c in query_concepts(q, levels=levels) if c.label.endswith("(level)")]
+
+
+def test_a_posting_at_a_level_between_the_two_named_is_found(db):
+    from jobpipe.search import search
+    from jobpipe_tests.search.helpers import insert_job
+
+    for i in range(12):   # plain data scientists, each scoring as the staff one on the words typed (and first on ties)
+        insert_job(db, f"d{i}", "Data Scientist", description="Model churn for a marketplace. " * 30)
+    staff = insert_job(db, "s", "Staff Data Scientist", description="Model churn for a marketplace. " * 30)
+    db.commit()
+    found = [r.job_id for r in search(db, "lead or principal data scientist", mode="keyword", top_k=3).results]
+    assert found[0] == staff
