@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -121,7 +121,7 @@ def search(
 
     if mode == "hybrid" and keyword_conn is not None and text:
         model_name, legs = _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings, notes,
-                                      info)
+                                      info, understood.seniority_levels)
     else:
         if mode in ("hybrid", "vector"):
             model_name, vector = _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info)
@@ -130,7 +130,7 @@ def search(
             elif mode == "vector":
                 notes.append("vector search unavailable: answered by keyword search")
         if mode in ("hybrid", "keyword") or not legs:
-            keyword = _keyword_leg(conn, text, filters, fsql, depth, timings, info)
+            keyword = _keyword_leg(conn, text, filters, fsql, depth, timings, info, understood.seniority_levels)
             if keyword is not None:
                 legs.append(keyword)
     effective = "hybrid" if len(legs) == 2 else legs[0].leg if legs else "browse"
@@ -240,7 +240,7 @@ def _reranked(conn, query, results, reranker, timings, notes) -> tuple[list[Sear
 
 
 def _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings, notes,
-               info) -> tuple[str | None, list[LegResult]]:
+               info, levels: Sequence[str] = ()) -> tuple[str | None, list[LegResult]]:
     """The two legs at once, each on its own connection; results merged as if run in turn.
 
     The keyword leg uses the vector plan's filter estimate (where to check the filter), so the
@@ -253,7 +253,7 @@ def _both_legs(conn, keyword_conn, text, filters, fsql, embedder, depth, timings
         plan = _timed(timings, "vector", lambda: choose_plan(conn, fsql))
         key_info["vector_plan"] = {"filter_rows": plan.filter_rows}
     keyword_future = _LEG_POOL.submit(_keyword_leg, keyword_conn, text, filters, fsql, depth, key_timings,
-                                      key_info)
+                                      key_info, levels)
     try:
         model_name, vector = _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, plan=plan)
     finally:
@@ -293,9 +293,12 @@ def _vector_leg(conn, text, fsql, embedder, depth, timings, notes, info, *,
     return model.model, LegResult.of("vector", [(h.job_id, 1.0 - h.distance) for h in hits])
 
 
-def _keyword_leg(conn, text, filters, fsql, depth, timings, info) -> LegResult | None:
-    """What the keyword leg found, or None when the query has no searchable words."""
-    concepts = query_concepts(text, filters, understand(text).seniority_levels) if text else []
+def _keyword_leg(conn, text, filters, fsql, depth, timings, info, levels: Sequence[str] = ()) -> LegResult | None:
+    """What the keyword leg found, or None when the query has no searchable words.
+
+    ``levels``: the seniority levels the query prefers (``Understood.seniority_levels``).
+    """
+    concepts = query_concepts(text, filters, levels) if text else []
     if not concepts:
         return None
     # The leg's two parts are also timed apart (debug): preparing is cache lookups when the
