@@ -31,7 +31,7 @@ import statistics
 import sys
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -378,6 +378,9 @@ def main() -> int:
         ("hybrid, Shanghai+intern (~1.6%)", "hybrid", SearchFilters(city="Shanghai", job_type="intern")),
         ("hybrid, remote+salary>=100k USD", "hybrid", SearchFilters(remote=True, salary_min=100_000)),
         ("hybrid, posted_within_days=30", "hybrid", SearchFilters(posted_within_days=30)),
+        # a past month (~8%): the window filter (posted_from / posted_until), away from the newest rows
+        ("hybrid, posted 120..91 days ago", "hybrid",
+         SearchFilters(posted_from=date.today() - timedelta(days=120), posted_until=date.today() - timedelta(days=91))),
     ]
     for name, mode, filters in scenarios:
         # "-gin": the keyword leg as the GIN statement, as before the posting lists (same queries)
