@@ -137,8 +137,8 @@ def _points(text: str, today: date) -> list[_Point]:
 
 
 def _before(text: str, end: int, pattern: str) -> re.Match[str] | None:
-    """``pattern`` ending right at ``end``."""
-    return re.search(rf"(?:{pattern})$", text[:end], re.I)
+    """``pattern`` ending right at ``end``, never the end of a longer Latin word ("standby")."""
+    return re.search(rf"(?<![A-Za-z])(?:{pattern})$", text[:end], re.I)
 
 
 def _after(text: str, start: int, pattern: str) -> re.Match[str] | None:

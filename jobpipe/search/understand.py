@@ -1,4 +1,4 @@
-"""What a free-text question states as constraints: city, job type, remote, pay, freshness, skills, seniority.
+"""What a free-text question states: city, job type, remote, pay, freshness, posting dates, skills, level.
 
 "深圳的 AI Agent 实习，薪资多少" asks for internships in Shenzhen; "remote Go jobs paying over
 $150k" for fully remote jobs whose pay reaches 150k USD a year. :func:`understand` finds those
@@ -692,12 +692,10 @@ def _understand(query: str, today: date) -> Understood:
         elif cand.kind == "job_type" and _EMPLOYER_BEFORE.search(text[:cand.start]):
             data["notes"].append(f"{query[cand.start:cand.end]!r} reads as the employer, not the job type")
         elif cand.kind == "posted_window":
-            first, last = cand.value
-            if "posted_from" not in data and "posted_until" not in data:
-                if first is not None:
-                    data["posted_from"] = _found(query, cand, first)
-                if last is not None:
-                    data["posted_until"] = _found(query, cand, last)
+            # Each end once, from the first statement of it ("since 2026-11-01, before December": both)
+            for name, value in zip(("posted_from", "posted_until"), cand.value, strict=True):
+                if value is not None:
+                    data.setdefault(name, _found(query, cand, value))
         elif cand.kind in ("job_type", "remote", "seniority", "posted_within_days"):
             data.setdefault(cand.kind, _found(query, cand, cand.value))
     if "job_type" in data:
@@ -714,6 +712,9 @@ def _understand(query: str, today: date) -> Understood:
         data["notes"].append(f"several cities named ({named}): none applied as the city filter")
     if "seniority" in data:
         data["seniority_levels"] = _preferred_levels(read)
+    if "posted_from" in data and "posted_until" in data and data["posted_from"]["value"] > data["posted_until"]["value"]:
+        ends = f"{data.pop('posted_from')['text']!r} and {data.pop('posted_until')['text']!r}"
+        data["notes"].append(f"{ends} leave no day between them: neither applied")
     if "salary_min" in data and "currency" not in data:
         _implied_currency(query, data, cities[0] if len(cities) == 1 else None)
     elif "salary_min" in data and len(cities) == 1:

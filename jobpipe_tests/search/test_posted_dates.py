@@ -60,6 +60,7 @@ def test_a_date_without_a_year_is_the_latest_one_not_after_today(query, first, l
     # a posting's own history, pasted into a query: bounds on a month or a year, no word of postings
     "创始团队自2017年迈入区块链行业以来", "截至2023年4月份，已经积累了全球用户", "since 2018 in the blockchain space",
     "自 2022 年 6 月上线之后",
+    "on standby 2026-11-01 shift nurse",   # "by" only as a word
 ])
 def test_dates_that_are_not_a_posting_window(query):
     assert _read(query) == []

@@ -375,6 +375,12 @@ def test_a_posting_date_window_is_read_placed_by_today_and_applied_when_asked(db
     auto = search(db, query, mode="keyword", auto_filters=True, debug=True)
     assert [r.external_id for r in auto.results] == ["new"] and auto.auto_filters == ("posted_from",)
     assert since not in auto.debug["search_text"]
+    # two statements, one end each; ends that leave no day between them are noted, not applied
+    both = understand("jobs posted since 2026-11-01, posted before 2026-12-01")
+    assert (both.posted_from.value, both.posted_until.value) == (date(2026, 11, 1), date(2026, 11, 30))
+    crossed = understand("jobs posted since 2026-11-01, posted before 2026-10-01")
+    assert crossed.posted_from is None and crossed.posted_until is None
+    assert any("no day between them" in note for note in crossed.notes)
     # the caller's start stands; a stated end before it is left out rather than failing the search
     merged, taken = merge_filters(SearchFilters(posted_from=date(2026, 11, 1)), understand("posted before 2026-10-01"))
     assert (merged.posted_from, merged.posted_until, taken) == (date(2026, 11, 1), None, set())
