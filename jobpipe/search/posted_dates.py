@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 _MONTHS = {name: i for i, names in enumerate(
@@ -162,7 +162,8 @@ def find_dates(text: str, today: date) -> list[DateStatement]:
         if nxt is not None and re.fullmatch(_TO, text[p.end:nxt.start], re.I) and (
                 (p.has_day and nxt.has_day) or _about_postings(text, p.start, nxt.end)):
             lead = _before(text, p.start, _BETWEEN + r"|" + _CUE_BEFORE + _BETWEEN)
-            start = lead.start() if lead and lead.group(0) else p.start
+            # (a cue the statement before took stays its own: spans never overlap)
+            start = max(lead.start() if lead and lead.group(0) else p.start, min(used, p.start))
             tail = _after(text, nxt.end, _CUE_AFTER)
             end = nxt.end + (tail.end() if tail else 0)
             first, last = p.first, nxt.last
@@ -181,6 +182,8 @@ def find_dates(text: str, today: date) -> list[DateStatement]:
                 continue
         statement = _bounded(text, p)
         if statement is not None:
+            if statement.start < used:
+                statement = replace(statement, start=max(used, p.start))
             out.append(statement)
             used = statement.end
         i += 1

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jobpipe.search.posted_dates import find_dates
 
@@ -64,3 +66,21 @@ def test_a_date_without_a_year_is_the_latest_one_not_after_today(query, first, l
 ])
 def test_dates_that_are_not_a_posting_window(query):
     assert _read(query) == []
+
+
+_PIECES = ["2026", "2021", "1999", "-", "/", ".", "年", "月", "日", "号", "11", "2", "30", "31", "0", " ", "，",
+           "since ", "before ", "after ", "until ", "between ", " and ", "到", "至", "以来", "以前", "前端", "后端",
+           "posted ", "发布", "jobs ", "岗位", "November", "Nov", "may", "今年", "去年", "this year", "个月", "薪"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=14).map("".join))
+def test_any_mix_of_date_words_reads_as_ordered_windows_inside_the_text(text):
+    statements = find_dates(text, TODAY)
+    ends = -1
+    for d in statements:
+        assert 0 <= d.start < d.end <= len(text) and d.start >= ends   # in order, never overlapping
+        ends = d.end
+        assert d.posted_from is not None or d.posted_until is not None
+        if d.posted_from is not None and d.posted_until is not None:
+            assert d.posted_from <= d.posted_until
