@@ -12,8 +12,9 @@ bound it ("since", "before", "between ... and", "以来", "以前", "到") and i
 3,000 characters of each of the evaluation corpus's 4,825 descriptions state no window.
 
 A date without a year ("posted in November", "11月以来") is the latest such day or month that is
-not after ``today``; so are "今年" / "this year" and "去年" / "last year". "last month" and "this
-month" stay what ``understand`` reads them as: freshness in days.
+not after ``today``; so are "今年" / "this year", "去年" / "last year" and "上个月" (the calendar
+month before this one). Quarters read as their months ("Q3 2026", "2026年第三季度"). "last month"
+and "this month" stay what ``understand`` reads them as: freshness in days.
 """
 
 from __future__ import annotations
@@ -35,14 +36,17 @@ _MONTH_NUM = r"(?:1[0-2]|0?[1-9])"
 #: One date, day, month or year (named groups: y, m, d, or mn for an English month name).
 _POINT = (
     # 2026-11-05, 2026/11/05, 2026.11.05, 2026-11, 2026年11月5日, 2026年11月, 2026年
-    rf"(?P<y>{_YEAR})(?:\s*(?:年|[-/.])\s*(?P<m>{_MONTH_NUM})(?:\s*(?:月|[-/.])\s*(?P<d>{_DAY})(?:\s*(?:日|号))?|\s*月)?|\s*年)?(?![\d])"
-    # 11月5日, 11月 (never "3个月", never 月薪)
-    rf"|(?<![\d个])(?P<m2>{_MONTH_NUM})\s*月(?:\s*(?P<d2>{_DAY})\s*(?:日|号))?(?!薪|份工资)"
+    rf"(?P<y>{_YEAR})(?:\s*(?:年|[-/.])\s*(?P<m>{_MONTH_NUM})(?:\s*(?:月|[-/.])\s*(?P<d>{_DAY})(?:\s*(?:日|号))?|\s*月份?)?"
+    rf"|\s*年?\s*(?:第\s*(?P<q>[一二三四1-4])\s*季度|[Qq](?P<q2>[1-4]))|\s*年)?(?![\d])"
+    # Q3 2026
+    rf"|\b[Qq](?P<q3>[1-4])\s+(?:of\s+)?(?P<y3>{_YEAR})\b"
+    # 11月5日, 11月, 11月份 (never "3个月", never 月薪)
+    rf"|(?<![\d个])(?P<m2>{_MONTH_NUM})\s*月份?(?:\s*(?P<d2>{_DAY})\s*(?:日|号))?(?!薪|份?工资)"
     # November 5, 2026; Nov 2026; November; 5 Nov 2026
     rf"|(?:(?P<d3>{_DAY})(?:st|nd|rd|th)?\s+)?\b(?P<mn>{_MONTH_NAME})(?![a-z])(?:\s+(?P<d4>{_DAY})(?:st|nd|rd|th)?\b)?"
     rf"(?:,?\s+(?P<y2>{_YEAR})\b)?"
-    # relative years
-    r"|(?P<rel>今年|去年|this\s+year|last\s+year)"
+    # relative years, and the calendar month before this one
+    r"|(?P<rel>今年|去年|this\s+year|last\s+year|上个?月)"
 )
 _POINT_RE = re.compile(_POINT, re.I)
 
@@ -97,8 +101,18 @@ def _point(m: re.Match[str], today: date, offset: int = 0) -> _Point | None:
     try:
         if g.get("rel"):
             rel = g["rel"].lower()
-            year = today.year if rel in ("今年", "this year") or rel.startswith("this") else today.year - 1
+            if rel.startswith("上"):
+                last = today.replace(day=1) - timedelta(days=1)
+                return _Point(m.start() + offset, m.end() + offset, last.replace(day=1), last, True)
+            year = today.year if rel == "今年" or rel.startswith("this") else today.year - 1
             first, last = date(year, 1, 1), date(year, 12, 31)
+            return _Point(m.start() + offset, m.end() + offset, first, last, True)
+        quarter = g.get("q") or g.get("q2") or g.get("q3")
+        if quarter:
+            number = "一二三四".index(quarter) + 1 if quarter in "一二三四" else int(quarter)
+            year = int(g.get("y") or g["y3"])
+            first = date(year, 3 * number - 2, 1)
+            last = date(year, 3 * number, calendar.monthrange(year, 3 * number)[1])
             return _Point(m.start() + offset, m.end() + offset, first, last, True)
         if g.get("y"):
             year, month, day = int(g["y"]), g.get("m"), g.get("d")

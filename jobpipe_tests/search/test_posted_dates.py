@@ -34,6 +34,10 @@ def _read(query: str) -> list[tuple[str, date | None, date | None]]:
     ("去年发布的 Java", "去年发布", date(2025, 1, 1), date(2025, 12, 31)),
     ("golang jobs since November 2026", "since November 2026", date(2026, 11, 1), None),   # a clause about jobs
     ("2026年11月以来的岗位", "2026年11月以来", date(2026, 11, 1), None),
+    ("2021年2月份发布的产品经理", "2021年2月份发布", date(2021, 2, 1), date(2021, 2, 28)),
+    ("上个月发布的运营", "上个月发布", date(2026, 11, 1), date(2026, 11, 30)),       # the calendar month before
+    ("jobs posted in Q3 2026", "posted in Q3 2026", date(2026, 7, 1), date(2026, 9, 30)),
+    ("2026年第四季度发布的岗位", "2026年第四季度发布", date(2026, 10, 1), date(2026, 12, 31)),
 ])
 def test_a_window_and_the_words_that_state_it(query, text, first, last):
     assert _read(query) == [(text, first, last)]
@@ -63,12 +67,14 @@ def test_a_date_without_a_year_is_the_latest_one_not_after_today(query, first, l
     "创始团队自2017年迈入区块链行业以来", "截至2023年4月份，已经积累了全球用户", "since 2018 in the blockchain space",
     "自 2022 年 6 月上线之后",
     "on standby 2026-11-01 shift nurse",   # "by" only as a word
+    "11月份工资 发布",                        # a month's pay
 ])
 def test_dates_that_are_not_a_posting_window(query):
     assert _read(query) == []
 
 
-_PIECES = ["2026", "2021", "1999", "-", "/", ".", "年", "月", "日", "号", "11", "2", "30", "31", "0", " ", "，",
+_PIECES = ["2026", "2021", "1999", "-", "/", ".", "年", "月", "日", "号", "份", "11", "2", "30", "31", "0", " ", "，",
+           "Q3", "第三季度", "上个月",
            "since ", "before ", "after ", "until ", "between ", " and ", "到", "至", "以来", "以前", "前端", "后端",
            "posted ", "发布", "jobs ", "岗位", "November", "Nov", "may", "今年", "去年", "this year", "个月", "薪"]
 
