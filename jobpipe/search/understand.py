@@ -47,6 +47,7 @@ from jobpipe.normalize.skills import case_sensitive_aliases
 from jobpipe.search.posted_dates import find_dates
 from jobpipe.search.resolve import canonical_skill as cached_skill
 from jobpipe.search.resolve import resolve_city as cached_city
+from jobpipe.search.translate import english_senses
 from jobpipe.search.types import SearchFilters, known_currencies
 
 V = TypeVar("V")
@@ -534,8 +535,38 @@ def _cities(text: str, windows: list[tuple[int, int, int, int]]) -> list[_Cand]:
             continue
         if _CJK_CHAR.search(piece) and end < len(text) and text[end] in "区區路街道县縣镇":
             continue   # a district or street of that name
+        if _CJK_CHAR.search(piece):
+            named = _directed_city(text, start, city)
+            if named is not None:   # 南旧金山 is South San Francisco, not San Francisco
+                out.append(_Cand(start - 1, end, "city", named, 1))
+                continue
+            senses = _city_senses(piece)
+            if len(senses) > 1:     # 圣地亚哥: Santiago or San Diego
+                out.append(_Cand(start, end, "city_ambiguous", senses, 1))
+                continue
         out.append(_Cand(start, end, "city", city, 1))
     return out
+
+
+#: A direction before a Chinese city name that, with it, names another city (南旧金山 is South
+#: San Francisco, 西好莱坞 West Hollywood, 北温哥华 North Vancouver).
+_DIRECTIONS = {"南": "South", "北": "North", "东": "East", "東": "East", "西": "West"}
+
+
+def _directed_city(text: str, start: int, city: str) -> str | None:
+    """The city a direction character right before a city name makes of it, if the tables know one."""
+    direction = _DIRECTIONS.get(text[start - 1]) if start > 0 else None
+    if direction is None or (start > 1 and _CJK_CHAR.match(text[start - 2])):
+        return None   # 河南 / 湖南 before a city: a province, not a direction
+    named = cached_city(f"{direction} {city}")
+    return named if named is not None and named != city else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _city_senses(name: str) -> tuple[str, ...]:
+    """The distinct known cities the dictionary's senses of a Chinese name are (圣地亚哥: Santiago,
+    San Diego): a name with two is no city filter, whichever the location table picked."""
+    return tuple(dict.fromkeys(c for c in (cached_city(sense) for sense in english_senses(name)) if c))
 
 
 #: Role words after a skill name: "rust developer", "react 开发", "go backend".
@@ -669,13 +700,20 @@ def _understand(query: str, today: date) -> Understood:
             read = read[:start] + " " * (end - start) + read[end:]
         chosen = _candidates(read, language, today)
     cities: list[_Cand] = []
+    ambiguous: list[_Cand] = []
+    remote_asked = any(c.kind == "remote" and c.value for c in chosen)
     for cand in chosen:
         if cand.kind == "city":
-            if _HEADQUARTERS.search(text[:cand.start]):
+            if _HEADQUARTERS.search(text[:cand.start]) or (remote_asked and _EMPLOYER_BEFORE.search(text[:cand.start])):
+                # "总部在北京"; "remote ... for a Hong Kong SaaS company": where the company is
                 data["notes"].append(f"{query[cand.start:cand.end]!r} reads as where the company is, not the job")
                 continue
             if all(c.value != cand.value for c in cities):
                 cities.append(cand)
+        elif cand.kind == "city_ambiguous":
+            ambiguous.append(cand)
+            data["notes"].append(f"{query[cand.start:cand.end]!r} may be {' or '.join(cand.value)}: not applied as "
+                                 "the city filter")
         elif cand.kind == "skill":
             if all(s["value"] != cand.value for s in data["skills"]):
                 data["skills"].append(_found(query, cand, cand.value))
@@ -705,7 +743,7 @@ def _understand(query: str, today: date) -> Understood:
         # "可远程或成都坐班": a remote job or one in Chengdu; both filters at once would ask for neither.
         data.pop("remote")
         data["notes"].append(f"{query[cities[0].start:cities[0].end]!r} or remote: neither applied as a filter")
-    elif len(cities) == 1:
+    elif len(cities) == 1 and not ambiguous:
         data["city"] = _found(query, cities[0], cities[0].value)
     elif len(cities) > 1:
         named = ", ".join(query[c.start:c.end] for c in cities)

@@ -384,3 +384,16 @@ def test_a_posting_date_window_is_read_placed_by_today_and_applied_when_asked(db
     # the caller's start stands; a stated end before it is left out rather than failing the search
     merged, taken = merge_filters(SearchFilters(posted_from=date(2026, 11, 1)), understand("posted before 2026-10-01"))
     assert (merged.posted_from, merged.posted_until, taken) == (date(2026, 11, 1), None, set())
+
+
+@pytest.mark.parametrize(("query", "city", "noted"), [
+    ("南旧金山 基因泰克的数据科学家", "South San Francisco", None),     # a direction before a name: another city
+    ("湖南长沙 前端", "Changsha", None),                                 # a province's 南, not a direction
+    ("圣地亚哥 保险集团的数据工程师", None, "may be Santiago or San Diego"),  # the dictionary's two cities
+    ("remote Kubernetes engineer for a Hong Kong SaaS company", None, "where the company is"),
+    ("data analyst at a Beijing startup", "Beijing", None),             # not remote: the job is there too
+])
+def test_a_city_filter_only_where_the_name_means_the_jobs_one_city(query, city, noted):
+    u = understand(query)
+    assert u.filters().get("city") == city
+    assert noted is None or any(noted in n for n in u.notes), u.notes
