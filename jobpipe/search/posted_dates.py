@@ -88,43 +88,40 @@ class _Point:
     has_day: bool = False
 
 
-def _latest(month: int, day: int | None, today: date) -> tuple[int, int | None]:
-    """(year, day) of the latest such month (and day) not after ``today``."""
-    year = today.year
-    if (month, day or 1) > (today.month, today.day):
-        year -= 1
-    return year, day
+def _latest(month: int, day: int | None, today: date) -> int:
+    """The year of the latest such month (and day) not after ``today``."""
+    return today.year - ((month, day or 1) > (today.month, today.day))
 
 
-def _point(m: re.Match[str], today: date, offset: int = 0) -> _Point | None:
+def _point(m: re.Match[str], today: date) -> _Point | None:
     g = m.groupdict()
     try:
         if g.get("rel"):
             rel = g["rel"].lower()
             if rel.startswith("上"):
                 last = today.replace(day=1) - timedelta(days=1)
-                return _Point(m.start() + offset, m.end() + offset, last.replace(day=1), last, True)
+                return _Point(m.start(), m.end(), last.replace(day=1), last, True)
             year = today.year if rel == "今年" or rel.startswith("this") else today.year - 1
             first, last = date(year, 1, 1), date(year, 12, 31)
-            return _Point(m.start() + offset, m.end() + offset, first, last, True)
+            return _Point(m.start(), m.end(), first, last, True)
         quarter = g.get("q") or g.get("q2") or g.get("q3")
         if quarter:
             number = "一二三四".index(quarter) + 1 if quarter in "一二三四" else int(quarter)
             year = int(g.get("y") or g["y3"])
             first = date(year, 3 * number - 2, 1)
             last = date(year, 3 * number, calendar.monthrange(year, 3 * number)[1])
-            return _Point(m.start() + offset, m.end() + offset, first, last, True)
+            return _Point(m.start(), m.end(), first, last, True)
         if g.get("y"):
             year, month, day = int(g["y"]), g.get("m"), g.get("d")
             has_year = True
         elif g.get("m2"):
             month, day = g["m2"], g.get("d2")
-            year, _ = _latest(int(month), int(day) if day else None, today)
+            year = _latest(int(month), int(day) if day else None, today)
             has_year = False
         elif g.get("mn"):
             month, day = str(_MONTHS[g["mn"].lower().rstrip(".")]), g.get("d3") or g.get("d4")
             has_year = bool(g.get("y2"))
-            year = int(g["y2"]) if has_year else _latest(int(month), int(day) if day else None, today)[0]
+            year = int(g["y2"]) if has_year else _latest(int(month), int(day) if day else None, today)
         else:
             return None
         if month is None:
@@ -136,18 +133,11 @@ def _point(m: re.Match[str], today: date, offset: int = 0) -> _Point | None:
             first = last = date(year, int(month), int(day))
     except ValueError:
         return None   # 2026-02-30
-    return _Point(m.start() + offset, m.end() + offset, first, last, has_year, day is not None)
+    return _Point(m.start(), m.end(), first, last, has_year, day is not None)
 
 
 def _points(text: str, today: date) -> list[_Point]:
-    out = []
-    for m in _POINT_RE.finditer(text):
-        if not m.group(0).strip():
-            continue
-        point = _point(m, today)
-        if point is not None:
-            out.append(point)
-    return out
+    return [p for p in (_point(m, today) for m in _POINT_RE.finditer(text)) if p is not None]
 
 
 def _before(text: str, end: int, pattern: str) -> re.Match[str] | None:

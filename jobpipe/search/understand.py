@@ -86,10 +86,11 @@ class Excluded(BaseModel):
 LADDER = ("junior", "mid", "senior", "lead", "staff", "principal")
 
 
-#: The single-valued statements, in the order a reader is shown them; all but seniority are filters.
+#: The single-valued statements, in the order a reader is shown them; those the filter spec has
+#: fields for are filters (seniority stays in the ranking).
 STATEMENTS = ("city", "job_type", "remote", "salary_min", "posted_within_days", "posted_from", "posted_until",
               "seniority")
-FILTER_STATEMENTS = STATEMENTS[:-1]
+FILTER_STATEMENTS = tuple(name for name in STATEMENTS if name in SearchFilters.model_fields)
 
 
 class Understood(BaseModel):
@@ -126,26 +127,20 @@ class Understood(BaseModel):
     def filters(self) -> dict[str, Any]:
         """The hard constraints as ``SearchFilters`` fields (skills and seniority stay in the ranking)."""
         out: dict[str, Any] = {}
-        if self.city is not None:
-            out["city"] = self.city.value
-        if self.job_type is not None:
-            out["job_type"] = self.job_type.value
-        if self.remote is not None:
-            out["remote"] = self.remote.value
-        if self.salary_min is not None and self.period is not None:
-            annual, _ = annualize(Salary(min=self.salary_min.value, period=self.period.value))
-            # Pay in no known currency filters nothing: the filter's default (USD) would
-            # compare "6-12k" for a job in Nanjing with dollars and drop every posting in yuan.
-            currency = self.currency.value if self.currency is not None else None
-            if annual is not None and currency in known_currencies():
-                out["salary_min"] = float(annual)
-                out["currency"] = currency
-        if self.posted_within_days is not None:
-            out["posted_within_days"] = self.posted_within_days.value
-        if self.posted_from is not None:
-            out["posted_from"] = self.posted_from.value
-        if self.posted_until is not None:
-            out["posted_until"] = self.posted_until.value
+        for name in FILTER_STATEMENTS:
+            item = getattr(self, name)
+            if item is None:
+                continue
+            if name != "salary_min":
+                out[name] = item.value
+            elif self.period is not None:
+                annual, _ = annualize(Salary(min=item.value, period=self.period.value))
+                # Pay in no known currency filters nothing: the filter's default (USD) would
+                # compare "6-12k" for a job in Nanjing with dollars and drop every posting in yuan.
+                currency = self.currency.value if self.currency is not None else None
+                if annual is not None and currency in known_currencies():
+                    out["salary_min"] = float(annual)
+                    out["currency"] = currency
         return out
 
     def spans(self, fields: set[str] | None = None) -> list[tuple[int, int]]:
